@@ -1,0 +1,151 @@
+"""A game in progress: plies applied with their legality checked, history, and the end.
+
+After every ply the end is checked in the order of the rules: the side to move has
+no legal action (it loses), the position occurs for the ``repetition_count``-th
+time (draw), the no-progress counter reaches the rule set's limit (draw).
+"""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .errors import MoveError
+from .movegen import generate_moves, has_legal_move
+from .notation import Ply, format_flip, format_move
+from .pieces import COLOUR_NAMES, PIECE_LETTERS, UNDECIDED
+from .position import Position, is_flip
+from .rules import RuleSet
+from .squares import square_name
+
+
+class BoardEnd(StrEnum):
+    """How the rules end a game on the board (the reason codes of a record)."""
+
+    NO_LEGAL_MOVE = "no-legal-move"
+    THREEFOLD_REPETITION = "threefold-repetition"
+    NO_PROGRESS = "no-progress"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game: the winning colour (None for a draw) and why."""
+
+    winner: int | None
+    reason: BoardEnd
+    description: str
+
+
+class Game:
+    """Plies applied to a position under one rule set, with the history the draw rules need."""
+
+    def __init__(self, rules: RuleSet, position: Position | None = None) -> None:
+        self.rules = rules
+        self.position = position.copy() if position is not None else Position.opening()
+        self.start = self.position.copy()
+        self.plies: list[Ply] = []
+        self.first_colour: int | None = None
+        """Colour taken by the player who made the first flip (None until then)."""
+        self._seen: dict[bytes, int] = {self.position.key(): 1}
+        self.outcome: Outcome | None = None
+        self.outcome = self._check_end()
+
+    @property
+    def side(self) -> int:
+        """Colour to move (RED, BLACK or UNDECIDED)."""
+        return self.position.side
+
+    def legal_moves(self) -> list[int]:
+        """Every legal action of the side to move (flips as ``square * 33``)."""
+        return generate_moves(self.position, self.rules)
+
+    def check(self, move: int, piece: int | None = None) -> None:
+        """Raise MoveError saying why ``move`` (with ``piece`` for a flip) cannot be played."""
+        pos = self.position
+        if self.outcome is not None:
+            raise MoveError(f"the game is over ({self.outcome.description})")
+        if is_flip(move):
+            square = move >> 5
+            if piece is None:
+                raise MoveError(f"flip of {square_name(square)} needs the piece it revealed")
+            if pos.board[square] != 14:
+                raise MoveError(f"cannot flip {square_name(square)}: it is not face down")
+            if not pos.pool[piece]:
+                raise MoveError(
+                    f"flip {format_flip(square, piece)}: no {PIECE_LETTERS[piece]!r} "
+                    "is left face down"
+                )
+            return
+        if move not in generate_moves(pos, self.rules):
+            raise MoveError(f"illegal move {format_move(move)}: {self._why_illegal(move)}")
+
+    def _why_illegal(self, move: int) -> str:
+        pos = self.position
+        frm, to = move >> 5, move & 31
+        state = pos.board[frm]
+        if pos.side == UNDECIDED:
+            return "colours are not decided yet, only a flip is allowed"
+        if state == 15:
+            return f"{square_name(frm)} is empty"
+        if state == 14:
+            return f"{square_name(frm)} is face down"
+        if state // 7 != pos.side:
+            return f"the piece on {square_name(frm)} is not {COLOUR_NAMES[pos.side]}'s"
+        target = pos.board[to]
+        if target == 14:
+            return f"{square_name(to)} is face down and cannot be taken"
+        if target < 14 and target // 7 == pos.side:
+            return f"{square_name(to)} holds a piece of the mover's own colour"
+        return f"{PIECE_LETTERS[state]} cannot go from {square_name(frm)} to {square_name(to)}"
+
+    def play(self, move: int, piece: int | None = None) -> Outcome | None:
+        """Check and apply one ply; return the outcome if the game ended with it."""
+        self.check(move, piece)
+        pos = self.position
+        if is_flip(move):
+            assert piece is not None
+            if self.first_colour is None and pos.side == UNDECIDED:
+                self.first_colour = piece // 7
+            pos.make_flip(move >> 5, piece)
+            self._seen.clear()
+        else:
+            captured = pos.board[move & 31] != 15
+            pos.make_move(move)
+            if captured:
+                self._seen.clear()
+        self.plies.append(Ply(move, piece))
+        key = pos.key()
+        self._seen[key] = self._seen.get(key, 0) + 1
+        self.outcome = self._check_end()
+        return self.outcome
+
+    def play_ply(self, ply: Ply) -> Outcome | None:
+        """``play`` for a parsed move string."""
+        return self.play(ply.move, ply.piece)
+
+    def _check_end(self) -> Outcome | None:
+        pos = self.position
+        rules = self.rules
+        if not has_legal_move(pos, rules):
+            loser = pos.side
+            winner = loser ^ 1 if loser != UNDECIDED else None
+            if winner is None:
+                return Outcome(None, BoardEnd.NO_LEGAL_MOVE, "draw: nobody can move")
+            return Outcome(
+                winner,
+                BoardEnd.NO_LEGAL_MOVE,
+                f"{COLOUR_NAMES[winner]} wins: {COLOUR_NAMES[loser]} has no legal move",
+            )
+        if self._seen.get(pos.key(), 0) >= rules.repetition_count:
+            return Outcome(
+                None,
+                BoardEnd.THREEFOLD_REPETITION,
+                "draw: threefold repetition"
+                if rules.repetition_count == 3
+                else f"draw: same position {rules.repetition_count} times",
+            )
+        if pos.no_progress >= rules.no_progress_limit:
+            return Outcome(
+                None,
+                BoardEnd.NO_PROGRESS,
+                f"draw: {rules.no_progress_limit} plies without flip or capture",
+            )
+        return None

@@ -1,0 +1,73 @@
+"""Move strings: ``a2-a3`` for a move or capture, ``b6(K)`` for a flip with its piece.
+
+A flip chosen before its piece is known is just the square (``b6``); DCTP writes
+moves as two squares (``a2 a3``, a flip ``b6 b6``), handled by ``protocol``.
+"""
+
+from dataclasses import dataclass
+
+from .errors import MoveError
+from .pieces import PIECE_LETTERS, piece_from_letter
+from .position import is_flip, step_move
+from .squares import parse_square, square_name
+
+
+@dataclass(frozen=True, slots=True)
+class Ply:
+    """A parsed move string: a move code, and the revealed piece of a flip if given."""
+
+    move: int
+    piece: int | None = None
+
+    @property
+    def is_flip(self) -> bool:
+        """Whether this ply turns a square face up."""
+        return is_flip(self.move)
+
+    def __str__(self) -> str:
+        if self.is_flip:
+            square = self.move >> 5
+            return square_name(square) if self.piece is None else format_flip(square, self.piece)
+        return format_move(self.move)
+
+
+def format_move(move: int) -> str:
+    """``a2-a3`` for a move code; a flip code gives just its square."""
+    frm, to = move >> 5, move & 31
+    if frm == to:
+        return square_name(frm)
+    return f"{square_name(frm)}-{square_name(to)}"
+
+
+def format_flip(square: int, piece: int) -> str:
+    """``b6(K)``: a flip with the piece it revealed."""
+    return f"{square_name(square)}({PIECE_LETTERS[piece]})"
+
+
+def _square(text: str, move_text: str) -> int:
+    try:
+        return parse_square(text)
+    except ValueError as error:
+        raise MoveError(f"bad move {move_text!r}: {error}") from None
+
+
+def parse_ply(text: str) -> Ply:
+    """Parse ``a2-a3``, ``b6(K)`` or ``b6``; MoveError says what is wrong."""
+    text = text.strip()
+    if "-" in text:
+        left, _, right = text.partition("-")
+        frm, to = _square(left, text), _square(right, text)
+        if frm == to:
+            raise MoveError(f"bad move {text!r}: from and to are the same square")
+        return Ply(step_move(frm, to))
+    if text.endswith(")") and "(" in text:
+        left, _, rest = text.partition("(")
+        square = _square(left, text)
+        try:
+            piece = piece_from_letter(rest[:-1])
+        except ValueError as error:
+            raise MoveError(f"bad flip {text!r}: {error}") from None
+        return Ply(square * 33, piece)
+    if len(text) == 2:
+        return Ply(_square(text, text) * 33)
+    raise MoveError(f"bad move {text!r}: expected a move like a2-a3 or a flip like b6(K) or b6")

@@ -1,0 +1,152 @@
+"""Rule sets as data: a validated model, the four presets, and loading from files.
+
+A rule set says how pieces rank for captures, how the cannon captures and moves,
+and the two draw limits. Everything else (a piece captures an adjacent enemy of
+equal or lower order, the King never takes a Pawn, a Pawn may take the King,
+nothing takes a face-down piece) is common to all rule sets.
+"""
+
+import json
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import RulesError
+from .pieces import CANNON, KIND_LETTERS, KING, PAWN
+
+
+class RuleSet(BaseModel):
+    """One rule set: the fields of the rules table, validated."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(default="custom", min_length=1, description="Name shown in records.")
+    capture_order: str = Field(
+        default="KGMRNCP",
+        description="The seven kind letters K G M R N C P from highest to lowest.",
+    )
+    cannon_capture: Literal["jump", "step"] = Field(
+        default="jump",
+        description="'jump': over exactly one screen, any order; 'step': one step by order.",
+    )
+    cannon_move: Literal["step", "slide"] = Field(
+        default="step", description="'step': one square; 'slide': any number of empty squares."
+    )
+    no_progress_limit: int = Field(
+        default=180, ge=1, le=10_000, description="Plies without flip or capture that draw."
+    )
+    repetition_count: int = Field(
+        default=3, ge=2, le=100, description="Occurrences of one position that draw."
+    )
+
+    @field_validator("capture_order")
+    @classmethod
+    def _check_order(cls, value: str) -> str:
+        value = value.upper().replace(" ", "")
+        if sorted(value) != sorted(KIND_LETTERS):
+            raise ValueError(
+                f"must list each of the letters {' '.join(KIND_LETTERS)} exactly once, "
+                f"from highest to lowest (got {value!r})"
+            )
+        return value
+
+    def can_step_capture(self, attacker_kind: int, target_kind: int) -> bool:
+        """Whether a face-up piece of ``attacker_kind`` may take an adjacent ``target_kind``."""
+        return bool(step_capture_masks(self)[attacker_kind] >> target_kind & 1)
+
+
+PRESETS: dict[str, RuleSet] = {
+    "olympiad": RuleSet(name="olympiad"),
+    "hong-kong": RuleSet(
+        name="hong-kong", capture_order="KRNCGMP", cannon_capture="step", no_progress_limit=80
+    ),
+    "taiwan-sliding-cannon": RuleSet(
+        name="taiwan-sliding-cannon", cannon_move="slide", no_progress_limit=80
+    ),
+    "casual": RuleSet(name="casual", no_progress_limit=20),
+}
+DEFAULT_RULES = "olympiad"
+
+
+@cache
+def step_capture_masks(rules: RuleSet) -> tuple[int, ...]:
+    """For each attacker kind, a 7-bit mask of the kinds it takes by a step."""
+    rank = {KIND_LETTERS.index(letter): i for i, letter in enumerate(rules.capture_order)}
+    masks = []
+    for attacker in range(7):
+        mask = 0
+        if not (attacker == CANNON and rules.cannon_capture == "jump"):
+            for target in range(7):
+                if rank[attacker] <= rank[target] and not (attacker == KING and target == PAWN):
+                    mask |= 1 << target
+            if attacker == PAWN:
+                mask |= 1 << KING
+        masks.append(mask)
+    return tuple(masks)
+
+
+def _describe(error: ValidationError, source: str) -> str:
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        message = item["msg"]
+        if item["type"] == "extra_forbidden":
+            message = "unknown field; allowed fields: " + ", ".join(RuleSet.model_fields)
+        parts.append(f"{where}: {message}")
+    return f"bad rule set in {source}: " + "; ".join(parts)
+
+
+def rules_from_data(data: object, source: str = "data") -> RuleSet:
+    """Validate a mapping as a rule set; ``preset = NAME`` starts from a preset."""
+    if not isinstance(data, dict):
+        raise RulesError(f"bad rule set in {source}: expected a table of fields")
+    fields = dict(data)
+    base = fields.pop("preset", None)
+    if base is not None:
+        fields = {**preset(str(base)).model_dump(), "name": f"custom-{base}", **fields}
+    try:
+        return RuleSet.model_validate(fields)
+    except ValidationError as error:
+        raise RulesError(_describe(error, source)) from None
+
+
+def preset(name: str) -> RuleSet:
+    """The preset of that name; RulesError lists the allowed names otherwise."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise RulesError(
+            f"unknown rule set {name!r}; allowed: {', '.join(PRESETS)}, "
+            "or a path to a .toml or .json rule-set file"
+        ) from None
+
+
+def load_rules_file(path: Path) -> RuleSet:
+    """Read a rule set from a TOML or JSON file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise RulesError(f"cannot read rule-set file {path}: {error}") from None
+    try:
+        if path.suffix.lower() == ".json":
+            data: object = json.loads(text)
+        else:
+            data = tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
+        raise RulesError(f"rule-set file {path} does not parse: {error}") from None
+    return rules_from_data(data, str(path))
+
+
+def resolve_rules(spec: str) -> RuleSet:
+    """A preset name, or the path of a ``.toml``/``.json`` rule-set file."""
+    if spec in PRESETS:
+        return PRESETS[spec]
+    path = Path(spec)
+    if path.suffix.lower() in (".toml", ".json") or path.exists():
+        if not path.is_file():
+            raise RulesError(f"rule-set file {spec} does not exist")
+        return load_rules_file(path)
+    return preset(spec)
