@@ -1,12 +1,14 @@
 """Options and argument types shared by several commands."""
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import DEFAULT_RULES, PRESETS, RuleSet, resolve_rules
+from referee.timecontrol import TimeControl
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,3 +38,67 @@ def rules_option(function: F) -> F:
         show_default=True,
         help=f"Rule set: {', '.join(PRESETS)}, or a .toml/.json rule-set file.",
     )(function)
+
+
+def time_control_options(function: F) -> F:
+    """``--time``, ``--increment``, ``--move-time``, ``--margin``, ``--stall-timeout``.
+
+    The callback receives ``time_control`` (a TimeControl) and ``stall_timeout``.
+    """
+    options = [
+        click.option(
+            "--time",
+            "time_",
+            type=click.FloatRange(min=0.001, max=86_400),
+            default=900.0,
+            show_default=True,
+            help="Seconds per side for the game.",
+        ),
+        click.option(
+            "--increment",
+            type=click.FloatRange(0, 3600),
+            default=0.0,
+            show_default=True,
+            help="Seconds added after each move.",
+        ),
+        click.option(
+            "--move-time",
+            type=click.FloatRange(min=0.001, max=86_400),
+            default=None,
+            help="Most seconds one move may take (default: no per-move limit).",
+        ),
+        click.option(
+            "--margin",
+            "margin_ms",
+            type=click.IntRange(0, 60_000),
+            default=200,
+            show_default=True,
+            help="Grace in ms before a time loss.",
+        ),
+        click.option(
+            "--stall-timeout",
+            type=click.FloatRange(min=0.1, max=600),
+            default=5.0,
+            show_default=True,
+            help="Seconds an engine gets to answer anything but genmove.",
+        ),
+    ]
+
+    @functools.wraps(function)
+    def wrapper(
+        *args: Any,
+        time_: float,
+        increment: float,
+        move_time: float | None,
+        margin_ms: int,
+        **kwargs: Any,
+    ) -> Any:
+        kwargs["time_control"] = TimeControl(
+            time=time_, increment=increment, move_time=move_time, margin_ms=margin_ms
+        )
+        return function(*args, **kwargs)
+
+    command: Any = wrapper
+    for option in reversed(options):
+        command = option(command)
+    return cast(F, command)

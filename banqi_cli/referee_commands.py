@@ -1,0 +1,204 @@
+"""``banqi match`` and ``banqi replay``."""
+
+import datetime as dt
+from pathlib import Path
+
+import click
+
+from banqi_engine.errors import BanqiError
+from banqi_engine.rules import RuleSet
+from referee.deals import KeyFileError, default_key_path, load_or_create_key, new_seed
+from referee.engine_spec import EngineSpec, default_name, split_command
+from referee.match import MatchConfig, play_match
+from referee.reasons import REASON_DOCS
+from referee.record import GameRecord, read_record
+from referee.replay import ReplayReport, replay_game_record, replay_text_record
+from referee.storage import GAMES_DIR
+from referee.text_record import read_text_record
+from referee.timecontrol import TimeControl
+
+from .options import RulesType, rules_option, time_control_options
+
+
+def _engine_specs(command_a: str, command_b: str) -> tuple[EngineSpec, EngineSpec]:
+    try:
+        commands = (split_command(command_a), split_command(command_b))
+    except BanqiError as error:
+        raise click.ClickException(str(error)) from None
+    names = [default_name(c) for c in commands]
+    if names[0] == names[1]:
+        names = [f"{names[0]} #1", f"{names[1]} #2"]
+    return (
+        EngineSpec(name=names[0], command=commands[0]),
+        EngineSpec(name=names[1], command=commands[1]),
+    )
+
+
+def _game_line(record: GameRecord, done: int, total: int) -> str:
+    a, b = (p.name for p in record.players)
+    score = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[record.winner]
+    first = record.players[record.first].name
+    return (
+        f"[{done}/{total}] {record.game_id}  {a} {score} {b}  {record.reason.value}: "
+        f"{record.result} ({record.end_ply} plies, {first} first)"
+    )
+
+
+def _summary(records: list[GameRecord], names: tuple[str, str]) -> list[str]:
+    points = [sum(r.points(i) for r in records) for i in range(2)]
+    lines = [
+        f"Score of {names[0]} vs {names[1]}: {points[0]:g} - {points[1]:g} ({len(records)} games)"
+    ]
+    for index, name in enumerate(names):
+        wins = sum(1 for r in records if r.winner == index)
+        losses = sum(1 for r in records if r.winner == 1 - index)
+        draws = len(records) - wins - losses
+        lines.append(f"  {name}: {wins} W, {draws} D, {losses} L")
+    faults = [r for r in records if r.reason.is_fault]
+    if faults:
+        lines.append(f"  engine faults: {len(faults)} (see 'detail' in the records)")
+    return lines
+
+
+@click.command("match")
+@click.argument("command_a")
+@click.argument("command_b")
+@click.option(
+    "--games",
+    type=click.IntRange(1, 100_000),
+    default=2,
+    show_default=True,
+    help="Games to play; pairs share a hidden layout with seats swapped.",
+)
+@rules_option
+@time_control_options
+@click.option(
+    "--seed",
+    type=click.IntRange(0),
+    default=None,
+    help="Run seed: with the same referee key, the same layouts. Default: random.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the records. Default: banqi-runs/match-<date>-<time>.",
+)
+@click.option("--log-traffic", is_flag=True, help="Write each game's DCTP transcript.")
+@click.option(
+    "--key-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Referee key that layouts are derived from (created if missing). "
+    "Default: $BANQI_REFEREE_KEY or ~/.config/banqi/referee.key.",
+)
+def match_command(
+    command_a: str,
+    command_b: str,
+    games: int,
+    rules: RuleSet,
+    time_control: TimeControl,
+    stall_timeout: float,
+    seed: int | None,
+    out: Path | None,
+    log_traffic: bool,
+    key_file: Path | None,
+) -> None:
+    """Play GAMES games between two DCTP engines, COMMAND_A and COMMAND_B.
+
+    Each engine is a command line, split like a shell does, for example
+    "./my_engine --depth 6" or "banqi-engine --level 1". Prints one line per
+    finished game and a summary; exits 0 when every game was played.
+    """
+    engines = _engine_specs(command_a, command_b)
+    if out is None:
+        out = Path("banqi-runs") / dt.datetime.now().strftime("match-%Y%m%d-%H%M%S")
+    if (out / GAMES_DIR).is_dir() and any((out / GAMES_DIR).glob("*.json")):
+        raise click.ClickException(
+            f"{out} already holds game records; choose another --out (a match never "
+            "overwrites records)"
+        )
+    try:
+        key = load_or_create_key(key_file or default_key_path())
+    except KeyFileError as error:
+        raise click.ClickException(str(error)) from None
+    config = MatchConfig(
+        engines=engines,
+        games=games,
+        rules=rules,
+        time_control=time_control,
+        seed=new_seed() if seed is None else seed,
+        out=out,
+        log_traffic=log_traffic,
+        stall_timeout=stall_timeout,
+    )
+    click.echo(
+        f"match: {engines[0].name} vs {engines[1].name}, {games} games, rules {rules.name}, "
+        f"time {time_control.describe()}, seed {config.seed}, records in {out}"
+    )
+    finished: list[GameRecord] = []
+
+    def report(record: GameRecord) -> None:
+        finished.append(record)
+        click.echo(_game_line(record, len(finished), games))
+
+    try:
+        play_match(config, key, report)
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted: {len(finished)} of {games} games finished; records in {out}", err=True
+        )
+        raise SystemExit(130) from None
+    for line in _summary(finished, (engines[0].name, engines[1].name)):
+        click.echo(line)
+
+
+def _print_report(report: ReplayReport, recorded: str) -> None:
+    click.echo(f"plies checked: {report.plies_checked}")
+    click.echo(f"final position: {report.final_position}")
+    if report.outcome is not None:
+        click.echo(f"on the board: {report.outcome.description} ({report.outcome.reason.value})")
+    else:
+        click.echo("on the board: the game is not over")
+    click.echo(f"record says: {recorded}")
+    for problem in report.problems:
+        click.echo(f"problem: {problem}")
+    click.echo("ok: every ply is legal and the ending agrees" if report.ok else "NOT OK")
+
+
+@click.command("replay")
+@click.argument("record", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--rules",
+    type=RulesType(),
+    default=None,
+    help="Rule set to judge by (default: the record's, or olympiad for text records).",
+)
+def replay_command(record: Path, rules: RuleSet | None) -> None:
+    """Check every ply of a JSON record or a platform text record, and the ending.
+
+    Exits 0 when every ply is legal and the recorded result agrees with the
+    board, 1 otherwise (the first illegal ply and why are printed).
+    """
+    try:
+        head = record.read_bytes()[:64].lstrip()
+        if head.startswith(b"{"):
+            game = read_record(record)
+            report = replay_game_record(game, rules)
+            recorded = f"{game.result} ({game.reason.value}) after {game.end_ply} plies"
+        else:
+            text = read_text_record(record)
+            report = replay_text_record(text, rules or RulesType().convert("olympiad", None, None))
+            recorded = text.result_line or "(no result line)"
+    except (BanqiError, OSError) as error:
+        raise click.ClickException(str(error)) from None
+    _print_report(report, recorded)
+    if not report.ok:
+        raise SystemExit(1)
+
+
+@click.command("reasons")
+def reasons_command() -> None:
+    """List the reason codes that end a game, as written in records."""
+    for reason, text in REASON_DOCS.items():
+        click.echo(f"{reason.value:<22} {text}")

@@ -1,0 +1,221 @@
+"""``banqi tournament``: a round-robin between engine executables, resumable."""
+
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from banqi_engine.errors import BanqiError
+from banqi_engine.rules import RuleSet
+from referee.deals import KeyFileError, default_key_path, load_or_create_key
+from referee.engine_spec import split_command
+from referee.record import GameRecord
+from referee.timecontrol import TimeControl
+from tournaments.config import TournamentConfig, config_from_data, demo_engines, load_config
+from tournaments.play import prepare, run_tournament
+from tournaments.runner import FAILURES, RunEvents
+from tournaments.stats import Standings, format_standings_text
+
+from .options import rules_option, time_control_options
+
+DEFAULT_OUT = Path("banqi-runs") / "tournament"
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def _engines_from_flags(values: tuple[str, ...]) -> list[dict[str, Any]]:
+    engines = []
+    for value in values:
+        name, sep, command = value.partition("=")
+        if not sep or not name.strip() or not command.strip():
+            raise click.BadParameter(
+                f"{value!r}: expected NAME=COMMAND, e.g. alpha='./alpha --depth 4'",
+                param_hint="--engine",
+            )
+        try:
+            engines.append({"name": name.strip(), "command": split_command(command)})
+        except BanqiError as error:
+            raise click.BadParameter(str(error), param_hint="--engine") from None
+    return engines
+
+
+def _build_config(
+    ctx: click.Context, config_file: Path | None, engine: tuple[str, ...], **flags: Any
+) -> TournamentConfig:
+    given = {
+        name: value
+        for name, value in flags.items()
+        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+        or (
+            name == "time_control"
+            and any(
+                ctx.get_parameter_source(p) == click.core.ParameterSource.COMMANDLINE
+                for p in ("time_", "increment", "move_time", "margin_ms")
+            )
+        )
+    }
+    if config_file is not None:
+        if engine:
+            raise click.UsageError("give engines either in CONFIG or with --engine, not both")
+        base = load_config(config_file)
+        return base.model_copy(update=given) if given else base
+    data: dict[str, Any] = {**flags, **given}
+    data["engines"] = _engines_from_flags(engine) if engine else list(demo_engines())
+    if len(data["engines"]) < 2:
+        raise click.UsageError("a tournament needs at least two engines (--engine twice)")
+    return config_from_data(data, "the command line")
+
+
+class Progress:
+    """Progress lines for a long run: done/total, times, leader, faults."""
+
+    def __init__(self, total: int, already: int, quiet: bool) -> None:
+        self.total = total
+        self.already = already
+        self.played = 0
+        self.start = time.monotonic()
+        self.quiet = quiet
+
+    def game_done(self, record: GameRecord, standings: Standings) -> None:
+        self.played += 1
+        if self.quiet:
+            return
+        done = self.already + self.played
+        elapsed = time.monotonic() - self.start
+        left = (self.total - done) * elapsed / self.played
+        a, b = (p.name for p in record.players)
+        score = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[record.winner]
+        leader = standings.rows[0]
+        fault = f"  FAULT {record.detail}" if record.reason in FAILURES else ""
+        click.echo(
+            f"[{done}/{self.total}] {record.game_id} {a} {score} {b} "
+            f"{record.reason.value} ({record.end_ply} plies) | elapsed {_clock(elapsed)}, "
+            f"left ~{_clock(left)} | leader {leader.name} {leader.points:g}/{leader.games}"
+            f"{fault}"
+        )
+
+    def engine_out(self, name: str, remaining: int, last: str) -> None:
+        click.echo(
+            f"ENGINE FAILING: {name} failed too many games in a row (last: {last}); "
+            f"its {remaining} remaining games are forfeited",
+            err=True,
+        )
+
+
+@click.command("tournament")
+@click.argument(
+    "config_file",
+    metavar="[CONFIG.toml]",
+    required=False,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+)
+@click.option(
+    "--engine",
+    multiple=True,
+    metavar="NAME=COMMAND",
+    help="An engine (repeat). Without engines or CONFIG: the built-in demo field.",
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 10_000),
+    default=1,
+    show_default=True,
+    help="In each round every pair plays one hidden layout twice, seats swapped.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Games played at once.",
+)
+@rules_option
+@time_control_options
+@click.option(
+    "--seed",
+    type=click.IntRange(0),
+    default=None,
+    help="Run seed (with the referee key: the same layouts). Default: random.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_OUT,
+    show_default=True,
+    help="Run folder; the same folder resumes the run.",
+)
+@click.option("--log-traffic", is_flag=True, help="Write each game's DCTP transcript.")
+@click.option("--quiet", is_flag=True, help="No progress lines; only the final standings.")
+@click.option(
+    "--key-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Referee key the layouts are derived from (created if missing).",
+)
+@click.pass_context
+def tournament_command(
+    ctx: click.Context,
+    config_file: Path | None,
+    engine: tuple[str, ...],
+    rounds: int,
+    concurrency: int,
+    rules: RuleSet,
+    time_control: TimeControl,
+    stall_timeout: float,
+    seed: int | None,
+    out: Path,
+    log_traffic: bool,
+    quiet: bool,
+    key_file: Path | None,
+) -> None:
+    """Run a round-robin between DCTP engines; run it again to resume.
+
+    Engines come from CONFIG.toml or --engine NAME=COMMAND; with neither, a demo
+    between our engine's levels and a random player. Standings (Elo with 95%
+    error margins, crosstable, paired statistics) are printed at the end and
+    written to the run folder with every game's record.
+    """
+    try:
+        config = _build_config(
+            ctx,
+            config_file,
+            engine,
+            rounds=rounds,
+            concurrency=concurrency,
+            rules=rules,
+            time_control=time_control,
+            stall_timeout=stall_timeout,
+            seed=seed,
+        )
+        key = load_or_create_key(key_file or default_key_path())
+        state, games = prepare(config, out, key)
+    except (BanqiError, KeyFileError) as error:
+        raise click.ClickException(str(error)) from None
+    from tournaments.state import existing_records
+
+    already = len(existing_records(out, [g.setup.game_id for g in games]))
+    names = ", ".join(e.name for e in state.config.engines)
+    if not quiet:
+        click.echo(
+            f"tournament: {names}; {len(games)} games ({state.config.rounds} rounds), "
+            f"rules {state.config.rules.name}, time {state.config.time_control.describe()}, "
+            f"seed {state.seed}, {state.config.concurrency} at once, run folder {out}"
+            + (f"; resuming with {already} games done" if already else "")
+        )
+    progress = Progress(len(games), already, quiet)
+    try:
+        standings = run_tournament(
+            state, games, out, RunEvents(progress.game_done, progress.engine_out), log_traffic
+        )
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted; finished games are saved in {out}; run the same command to resume",
+            err=True,
+        )
+        raise SystemExit(130) from None
+    click.echo(format_standings_text(standings), nl=False)
+    click.echo(f"standings: {out / 'standings.json'}  report: {out / 'report.md'}")

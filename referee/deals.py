@@ -1,0 +1,78 @@
+"""Hidden layouts derived from a private secret, so engines cannot recompute them.
+
+A run's seed is public (it is on the referee's command line, readable in /proc),
+and the shuffle is open source, so the seed alone must not decide a layout. Each
+deal's layout comes from a *deal secret* = HMAC-SHA256(referee key, seed/deal),
+where the referee key is 32 random bytes kept in a file of the user's (mode 0600,
+``$BANQI_REFEREE_KEY`` or ``~/.config/banqi/referee.key``; created on first use)
+that no engine is told about. Same key + same seed gives the same layouts. A
+game's record holds its deal secret once the game has ended, so anyone can check
+that the layout was the fair shuffle of that secret; the key itself, and so the
+other deals, stays private.
+"""
+
+import hashlib
+import hmac
+import os
+import random
+import secrets
+from pathlib import Path
+
+from banqi_engine.layout import random_layout
+
+KEY_ENV = "BANQI_REFEREE_KEY"
+KEY_BYTES = 32
+
+
+class KeyFileError(OSError):
+    """The referee key file cannot be read or created."""
+
+
+def default_key_path() -> Path:
+    """``$BANQI_REFEREE_KEY``, else ``$XDG_CONFIG_HOME/banqi/referee.key``."""
+    if os.environ.get(KEY_ENV):
+        return Path(os.environ[KEY_ENV])
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "banqi" / "referee.key"
+
+
+def load_or_create_key(path: Path) -> bytes:
+    """Read the referee key, creating it (0600, atomically) if it does not exist."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(secrets.token_bytes(KEY_BYTES))
+            try:
+                os.link(temp, path)  # never replaces a key another process just made
+            except FileExistsError:
+                pass
+            finally:
+                temp.unlink()
+            data = path.read_bytes()
+        except OSError as error:
+            raise KeyFileError(f"cannot create referee key file {path}: {error}") from None
+    except OSError as error:
+        raise KeyFileError(f"cannot read referee key file {path}: {error}") from None
+    if len(data) < 16:
+        raise KeyFileError(f"referee key file {path} is too short ({len(data)} bytes, need 16+)")
+    return data
+
+
+def new_seed() -> int:
+    """A fresh random run seed, for runs started without ``--seed``."""
+    return secrets.randbits(48)
+
+
+def deal_secret(key: bytes, seed: int, deal: str) -> str:
+    """The hex secret of one deal (e.g. ``deal="3"``) of a run with this seed."""
+    return hmac.new(key, f"{seed}/{deal}".encode(), hashlib.sha256).hexdigest()
+
+
+def layout_from_secret(secret: str) -> list[int]:
+    """The layout a deal secret stands for: a seeded shuffle of a full set."""
+    return random_layout(random.Random(int(secret, 16)))

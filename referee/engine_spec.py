@@ -1,0 +1,53 @@
+"""How to start one engine: a command line, a working directory, extra environment."""
+
+import shlex
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from banqi_engine.errors import BanqiError
+
+
+class EngineSpecError(BanqiError):
+    """An engine command line that cannot be used."""
+
+
+class EngineSpec(BaseModel):
+    """One engine: its display name and how to start its process."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1, max_length=80)
+    command: tuple[str, ...] = Field(min_length=1, description="Program and arguments.")
+    cwd: Path | None = Field(default=None, description="Working directory of the process.")
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Variables added to the referee's environment."
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, value: str) -> str:
+        if value != value.strip() or any(c in value for c in "\r\n\t/\\"):
+            raise ValueError("must not have surrounding spaces, tabs, newlines or slashes")
+        return value
+
+    def describe(self) -> str:
+        """The command line as a shell would show it."""
+        return shlex.join(self.command)
+
+
+def split_command(text: str) -> tuple[str, ...]:
+    """Split an engine command line like a POSIX shell does."""
+    try:
+        parts = tuple(shlex.split(text))
+    except ValueError as error:
+        raise EngineSpecError(f"engine command {text!r} does not parse: {error}") from None
+    if not parts:
+        raise EngineSpecError("engine command is empty")
+    return parts
+
+
+def default_name(command: tuple[str, ...]) -> str:
+    """A readable name for a command: the program's base name and its arguments."""
+    words = [Path(command[0]).name, *command[1:]]
+    return " ".join(words)[:80].replace("/", "_").strip() or "engine"

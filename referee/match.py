@@ -1,0 +1,71 @@
+"""``banqi match``: games between two engines, in pairs on one hidden layout, seats swapped."""
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from banqi_engine.rules import RuleSet
+
+from .deals import deal_secret
+from .engine_spec import EngineSpec
+from .game_runner import DEFAULT_STALL_TIMEOUT, GameSetup, play_game
+from .record import GameRecord
+from .storage import save_game, traffic_path
+from .timecontrol import TimeControl
+
+
+class MatchConfig(BaseModel):
+    """A match: two engines, how many games, under which rules and clock."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    engines: tuple[EngineSpec, EngineSpec]
+    games: int = Field(default=2, ge=1, le=100_000)
+    rules: RuleSet
+    time_control: TimeControl = TimeControl()
+    seed: int
+    out: Path
+    log_traffic: bool = False
+    stall_timeout: float = Field(default=DEFAULT_STALL_TIMEOUT, gt=0, le=600)
+
+
+def match_setups(config: MatchConfig, key: bytes) -> list[GameSetup]:
+    """Game ``i`` deals layout ``i // 2``; the engine listed second moves first in odd games."""
+    width = max(4, len(str(config.games)))
+    return [
+        GameSetup(
+            game_id=f"g{index + 1:0{width}d}",
+            rules=config.rules,
+            time_control=config.time_control,
+            players=config.engines,
+            first=index % 2,
+            seed=config.seed,
+            deal=str(index // 2),
+            deal_secret=deal_secret(key, config.seed, str(index // 2)),
+            stall_timeout=config.stall_timeout,
+        )
+        for index in range(config.games)
+    ]
+
+
+async def run_match(
+    config: MatchConfig, key: bytes, on_game: Callable[[GameRecord], None]
+) -> list[GameRecord]:
+    """Play every game in order, saving each record the moment its game ends."""
+    records = []
+    for setup in match_setups(config, key):
+        log = traffic_path(config.out, setup.game_id) if config.log_traffic else None
+        record = await play_game(setup, log)
+        save_game(config.out, record)
+        records.append(record)
+        on_game(record)
+    return records
+
+
+def play_match(
+    config: MatchConfig, key: bytes, on_game: Callable[[GameRecord], None]
+) -> list[GameRecord]:
+    """Blocking form of ``run_match``."""
+    return asyncio.run(run_match(config, key, on_game))

@@ -1,0 +1,98 @@
+"""The JSON game record: a validated, versioned model that replays a whole game."""
+
+from datetime import datetime
+from pathlib import Path
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from banqi_engine.errors import BanqiError
+from banqi_engine.rules import RuleSet
+
+from .atomic import write_atomic
+from .reasons import Reason
+from .timecontrol import TimeControl
+
+RECORD_FORMAT: Final = "banqi-record/1"
+
+
+class RecordError(BanqiError):
+    """A record file that cannot be read or does not validate."""
+
+
+class PlayerInfo(BaseModel):
+    """One seat of a game."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    command: list[str]
+    engine_name: str | None = Field(default=None, description="What the engine said to `name`.")
+    version: str | None = Field(default=None, description="What the engine said to `version`.")
+    colour: Literal["red", "black"] | None = None
+
+
+class PlyRecord(BaseModel):
+    """One ply: who played it, the move string, thinking time and clocks after it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    player: int = Field(ge=0, le=1)
+    move: str = Field(description="a2-a3 for a move or capture, b6(K) for a flip")
+    ms: int = Field(ge=0, description="Thinking time of the genmove, in ms.")
+    clocks_ms: tuple[int, int] = Field(description="Both players' remaining time after the ply.")
+
+
+class GameRecord(BaseModel):
+    """Everything about one finished game; the single source of truth for it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["banqi-record/1"] = RECORD_FORMAT
+    game_id: str
+    rules: RuleSet
+    time_control: TimeControl
+    players: tuple[PlayerInfo, PlayerInfo]
+    first: int = Field(ge=0, le=1, description="Index of the player who moved first.")
+    seed: int
+    deal: str = Field(description="Which deal of the run; paired games share one.")
+    deal_secret: str = Field(description="Hex secret the layout was shuffled from.")
+    layout: str = Field(description="The hidden layout as a board field, rank 8 first.")
+    started_at: datetime
+    finished_at: datetime
+    plies: list[PlyRecord]
+    winner: int | None = Field(ge=0, le=1, description="Winning player index; null = draw.")
+    reason: Reason
+    result: str = Field(
+        description="The ending in words, e.g. 'red wins: black has no legal move'."
+    )
+    detail: str = Field(default="", description="What the fault was, for engine faults.")
+    end_ply: int = Field(ge=0, description="Plies played when the game ended.")
+
+    def points(self, player: int) -> float:
+        """1 for a win, 0.5 for a draw, 0 for a loss."""
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == player else 0.0
+
+
+def write_record(record: GameRecord, path: Path) -> None:
+    """Write the record as indented JSON, atomically."""
+    write_atomic(path, record.model_dump_json(indent=2) + "\n")
+
+
+def read_record(path: Path) -> GameRecord:
+    """Load and validate a JSON record; RecordError says what is wrong and where."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise RecordError(f"cannot read record {path}: {error}") from None
+    try:
+        return GameRecord.model_validate_json(text)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise RecordError(
+            f"record {path} is not a valid {RECORD_FORMAT} record: {where}: {first['msg']}"
+            + (f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else "")
+        ) from None

@@ -1,0 +1,153 @@
+"""Replaying a record: every ply checked against the rules, and the ending compared."""
+
+from dataclasses import dataclass, field
+
+from banqi_engine.errors import BanqiError
+from banqi_engine.game import Game, Outcome
+from banqi_engine.layout import parse_layout
+from banqi_engine.notation import format_flip, parse_ply
+from banqi_engine.pieces import COLOUR_NAMES, PIECE_LETTERS
+from banqi_engine.position import OPENING, Position, parse_position
+from banqi_engine.rules import RuleSet
+
+from .deals import layout_from_secret
+from .reasons import Reason
+from .record import GameRecord
+from .text_record import TextRecord
+
+
+@dataclass
+class ReplayReport:
+    """What a replay found: plies checked, the board's ending, and any problem."""
+
+    plies_checked: int = 0
+    outcome: Outcome | None = None
+    problems: list[str] = field(default_factory=list)
+    final_position: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Whether every ply was legal and the record's ending agrees with the board."""
+        return not self.problems
+
+
+def _replay(
+    rules: RuleSet,
+    start: Position,
+    first: int,
+    moves: list[tuple[int | None, str]],
+    layout: list[int] | None,
+) -> tuple[Game, ReplayReport, list[int | None]]:
+    """Play the moves; returns the game, the report, and each player's colour."""
+    game = Game(rules, start)
+    report = ReplayReport()
+    colours: list[int | None] = [None, None]
+    if start.side != 2:
+        colours[first] = start.side
+        colours[1 - first] = start.side ^ 1
+    for index, (player, text) in enumerate(moves):
+        number = index + 1
+        mover = first if index % 2 == 0 else 1 - first
+        if player is not None and player != mover:
+            report.problems.append(
+                f"ply {number} ({text}): recorded for player {player}, but player {mover} "
+                "was to move"
+            )
+            break
+        try:
+            ply = parse_ply(text)
+            if ply.is_flip:
+                square = ply.move >> 5
+                piece = ply.piece
+                if layout is not None:
+                    if piece is not None and piece != layout[square]:
+                        raise BanqiError(
+                            f"flip shows {PIECE_LETTERS[piece]!r} but the layout has "
+                            f"{format_flip(square, layout[square])}"
+                        )
+                    piece = layout[square]
+                if piece is None:
+                    raise BanqiError("a flip in a record must show its piece, like b6(K)")
+                if colours[mover] is None:
+                    colours[mover] = piece // 7
+                    colours[1 - mover] = 1 - piece // 7
+                game.play(ply.move, piece)
+            else:
+                game.play(ply.move)
+        except BanqiError as error:
+            report.problems.append(f"ply {number} ({text}) is illegal: {error}")
+            break
+        report.plies_checked = number
+    report.outcome = game.outcome
+    report.final_position = game.position.to_string()
+    return game, report, colours
+
+
+def _compare_ending(
+    report: ReplayReport,
+    colours: list[int | None],
+    reason: Reason | None,
+    winner: int | None,
+    total_plies: int,
+) -> None:
+    if report.problems:
+        return
+    outcome = report.outcome
+    board_reasons = {r.value for r in Reason if r in _BOARD}
+    if reason is None:
+        return
+    if reason.value in board_reasons:
+        if outcome is None:
+            report.problems.append(
+                f"the record says {reason.value}, but after {total_plies} plies the game "
+                "is not over on the board"
+            )
+        elif outcome.reason.value != reason.value:
+            report.problems.append(
+                f"the record says {reason.value}, but the board ends by {outcome.reason.value}"
+            )
+        else:
+            board_winner = None
+            if outcome.winner is not None:
+                board_winner = colours.index(outcome.winner) if outcome.winner in colours else None
+            if board_winner != winner:
+                report.problems.append(
+                    f"the record names winner {winner}, the board gives {board_winner}"
+                )
+    elif outcome is not None:
+        report.problems.append(
+            f"the record says {reason.value}, but the board ended earlier: {outcome.description}"
+        )
+
+
+_BOARD = frozenset({Reason.NO_LEGAL_MOVE, Reason.THREEFOLD_REPETITION, Reason.NO_PROGRESS})
+
+
+def replay_game_record(record: GameRecord, rules: RuleSet | None = None) -> ReplayReport:
+    """Check a JSON record: layout from its secret, flips against it, every ply, the end."""
+    layout = parse_layout(record.layout)
+    report_problems: list[str] = []
+    if layout_from_secret(record.deal_secret) != layout:
+        report_problems.append("the layout is not the shuffle of the recorded deal secret")
+    start = parse_position(OPENING)
+    moves: list[tuple[int | None, str]] = [(p.player, p.move) for p in record.plies]
+    _, report, colours = _replay(rules or record.rules, start, record.first, moves, layout)
+    report.problems[:0] = report_problems
+    if report.plies_checked == len(moves) and record.end_ply != len(moves):
+        report.problems.append(f"end_ply is {record.end_ply} but {len(moves)} plies are recorded")
+    for index, name in enumerate(COLOUR_NAMES):
+        for seat, player in enumerate(record.players):
+            if player.colour == name and colours[seat] is not None and colours[seat] != index:
+                report.problems.append(
+                    f"player {seat} is recorded as {name} but played the other colour"
+                )
+    _compare_ending(report, colours, record.reason, record.winner, len(moves))
+    return report
+
+
+def replay_text_record(record: TextRecord, rules: RuleSet) -> ReplayReport:
+    """Check a platform text record: every ply, and the result line against the board."""
+    moves: list[tuple[int | None, str]] = [(None, m) for m in record.moves]
+    _, report, colours = _replay(rules, record.start, record.first, moves, None)
+    _compare_ending(report, colours, record.reason, record.winner, len(moves))
+    return report

@@ -1,0 +1,29 @@
+"""Where a run's files go: ``games/<game_id>.json``, ``.txt`` and ``.dctp.log``."""
+
+from pathlib import Path
+
+from banqi_engine.position import Position
+
+from .atomic import write_atomic
+from .record import GameRecord, write_record
+from .text_record import format_text_record
+
+GAMES_DIR = "games"
+
+
+def record_path(out: Path, game_id: str) -> Path:
+    """The JSON record of a game in a run folder."""
+    return out / GAMES_DIR / f"{game_id}.json"
+
+
+def traffic_path(out: Path, game_id: str) -> Path:
+    """The DCTP transcript of a game in a run folder."""
+    return out / GAMES_DIR / f"{game_id}.dctp.log"
+
+
+def save_game(out: Path, record: GameRecord) -> Path:
+    """Write the platform text record, then the JSON record (the one that counts), atomically."""
+    path = record_path(out, record.game_id)
+    write_atomic(path.with_suffix(".txt"), format_text_record(record, Position.opening()))
+    write_record(record, path)
+    return path

@@ -1,0 +1,127 @@
+"""A tournament is data: engines, rounds, rules, clock, seed, workers.
+
+It is read from a TOML file (``banqi tournament CONFIG.toml``) or built from flags,
+validated as one pydantic model, and saved in the run folder so a resumed run can
+be checked against it.
+"""
+
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from banqi_engine.errors import BanqiError
+from banqi_engine.rules import PRESETS, RuleSet, resolve_rules, rules_from_data
+from referee.engine_spec import EngineSpec, split_command
+from referee.game_runner import DEFAULT_STALL_TIMEOUT
+from referee.timecontrol import TimeControl
+
+
+class ConfigError(BanqiError):
+    """A tournament configuration that cannot be used."""
+
+
+class TournamentConfig(BaseModel):
+    """Everything that decides which games a tournament plays and how."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    engines: tuple[EngineSpec, ...] = Field(min_length=2, max_length=64)
+    rounds: int = Field(default=1, ge=1, le=10_000, description="Each pair plays 2 games a round.")
+    rules: RuleSet = PRESETS["olympiad"]
+    time_control: TimeControl = TimeControl()
+    seed: int | None = Field(default=None, ge=0, description="Run seed; random when omitted.")
+    concurrency: int = Field(default=1, ge=1, le=64, description="Games at once.")
+    stall_timeout: float = Field(default=DEFAULT_STALL_TIMEOUT, gt=0, le=600)
+    max_failures: int = Field(
+        default=3, ge=1, le=1000, description="Faults in a row that forfeit an engine's games."
+    )
+
+    @field_validator("engines")
+    @classmethod
+    def _unique_names(cls, engines: tuple[EngineSpec, ...]) -> tuple[EngineSpec, ...]:
+        names = [e.name for e in engines]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"engine names must differ; repeated: {', '.join(repeated)}")
+        return engines
+
+    @field_validator("rules", mode="before")
+    @classmethod
+    def _rules_by_name(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return resolve_rules(value)
+        if isinstance(value, dict):
+            return rules_from_data(value, "rules")
+        return value
+
+    @field_validator("engines", mode="before")
+    @classmethod
+    def _split_commands(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            out = []
+            for item in value:
+                if isinstance(item, dict) and isinstance(item.get("command"), str):
+                    item = {**item, "command": split_command(item["command"])}
+                out.append(item)
+            return out
+        return value
+
+    def games_total(self) -> int:
+        """How many games the schedule holds."""
+        n = len(self.engines)
+        return self.rounds * n * (n - 1)
+
+
+def _describe(error: ValidationError, source: str) -> str:
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        message = str(item["msg"])
+        if item["type"] == "extra_forbidden":
+            message = "unknown field"
+        parts.append(f"{where}: {message}")
+    return f"bad tournament config in {source}: " + "; ".join(parts)
+
+
+def config_from_data(data: dict[str, Any], source: str) -> TournamentConfig:
+    """Validate a mapping (from TOML, JSON or flags); ConfigError names each bad field."""
+    data = dict(data)
+    if "time" in data and isinstance(data["time"], dict):
+        data["time_control"] = data.pop("time")
+    try:
+        return TournamentConfig.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(_describe(error, source)) from None
+    except BanqiError as error:
+        raise ConfigError(f"bad tournament config in {source}: {error}") from None
+
+
+def load_config(path: Path) -> TournamentConfig:
+    """Read a TOML tournament config; relative engine ``cwd`` is taken from the file's folder."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path} is not valid TOML: {error}") from None
+    for engine in data.get("engines", []) if isinstance(data.get("engines"), list) else []:
+        if isinstance(engine, dict) and isinstance(engine.get("cwd"), str):
+            engine["cwd"] = str((path.parent / engine["cwd"]).resolve())
+    return config_from_data(data, str(path))
+
+
+def builtin_engine_command(*args: str) -> tuple[str, ...]:
+    """The command line of our own engine, by this Python, whatever is on PATH."""
+    return (sys.executable, "-m", "banqi_cli.engine", *args)
+
+
+def demo_engines() -> tuple[EngineSpec, ...]:
+    """The demo field: our engine at its levels, and the random player."""
+    return (
+        EngineSpec(name="random", command=builtin_engine_command("--level", "0")),
+        EngineSpec(name="greedy", command=builtin_engine_command("--level", "1")),
+        EngineSpec(name="search", command=builtin_engine_command("--level", "2")),
+    )

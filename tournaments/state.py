@@ -1,0 +1,107 @@
+"""The run folder of a tournament: its saved config, its records, what is still missing.
+
+``tournament.json`` holds the config and seed the run started with; the records in
+``games/`` say which games exist. Nothing else is state: a resumed run recomputes
+everything from these files, so a ``kill -9`` at any moment loses at most the
+games that were being played.
+"""
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from referee.atomic import write_atomic
+from referee.record import GameRecord, RecordError, read_record
+from referee.storage import GAMES_DIR, record_path
+
+from .config import ConfigError, TournamentConfig
+
+STATE_FILE = "tournament.json"
+RESUMABLE_FIELDS = frozenset({"concurrency"})
+"""Config fields that may change on resume: they do not change which games are played."""
+
+
+class TournamentState(BaseModel):
+    """What ``tournament.json`` holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["banqi-tournament/1"] = "banqi-tournament/1"
+    created_at: datetime
+    seed: int
+    config: TournamentConfig
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        flat: dict[str, Any] = {}
+        for key, item in value.items():
+            flat.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return flat
+    if isinstance(value, list):
+        flat = {}
+        for index, item in enumerate(value):
+            flat.update(_flatten(item, f"{prefix}[{index}]"))
+        return flat or {prefix: []}
+    return {prefix: value}
+
+
+def config_differences(saved: TournamentConfig, new: TournamentConfig) -> list[str]:
+    """Human-readable differences between two configs, ignoring resumable fields."""
+    old_flat = _flatten(saved.model_dump(mode="json", exclude=set(RESUMABLE_FIELDS)))
+    new_flat = _flatten(new.model_dump(mode="json", exclude=set(RESUMABLE_FIELDS)))
+    return [
+        f"{key}: was {old_flat.get(key, '(absent)')!r}, now {new_flat.get(key, '(absent)')!r}"
+        for key in sorted(set(old_flat) | set(new_flat))
+        if old_flat.get(key) != new_flat.get(key)
+    ]
+
+
+def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentState:
+    """Start a run folder, or reopen one after checking the config is the same.
+
+    A config without a seed takes the saved one; with a seed, it must match.
+    """
+    path = out / STATE_FILE
+    if path.exists():
+        try:
+            state = TournamentState.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValidationError) as error:
+            raise ConfigError(f"{path} is damaged or not a tournament state: {error}") from None
+        wanted = (
+            config
+            if config.seed is not None
+            else config.model_copy(update={"seed": state.config.seed})
+        )
+        differences = config_differences(state.config, wanted)
+        if differences:
+            raise ConfigError(
+                f"{out} holds a tournament with a different config; resume it with the same "
+                "settings or choose another --out. Differences: " + "; ".join(differences)
+            )
+        if state.config.concurrency != config.concurrency:
+            state = state.model_copy(update={"config": wanted})
+        return state
+    seed = config.seed if config.seed is not None else new_seed
+    state = TournamentState(created_at=datetime.now(UTC), seed=seed, config=config)
+    write_atomic(path, state.model_dump_json(indent=2) + "\n")
+    return state
+
+
+def existing_records(out: Path, game_ids: list[str]) -> dict[str, GameRecord]:
+    """The valid records of scheduled games; half-written temp files are removed."""
+    folder = out / GAMES_DIR
+    if folder.is_dir():
+        for stale in folder.glob(".*.tmp"):
+            stale.unlink(missing_ok=True)
+    found = {}
+    for game_id in game_ids:
+        path = record_path(out, game_id)
+        if path.exists():
+            try:
+                found[game_id] = read_record(path)
+            except RecordError:
+                continue
+    return found
