@@ -4,7 +4,10 @@ import click
 
 from banqi_engine import __version__
 
+from .engine import engine_command
 from .perft_commands import bench, perft_command
+from .referee_commands import match_command, reasons_command, replay_command
+from .tournament_command import tournament_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -13,5 +16,10 @@ def cli() -> None:
     """Chinese Dark Chess (banqi) toolkit: engine, referee, tournaments."""
 
 
+cli.add_command(engine_command)
 cli.add_command(perft_command)
 cli.add_command(bench)
+cli.add_command(match_command)
+cli.add_command(replay_command)
+cli.add_command(reasons_command)
+cli.add_command(tournament_command)

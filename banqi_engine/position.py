@@ -258,7 +258,7 @@ def parse_board_field(text: str, what: str = "board") -> list[int]:
 
 
 def _parse_count(text: str, field: str) -> int:
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):
         raise PositionError(f"{field}: expected a whole number >= 0, got {text!r}")
     return int(text)
 
@@ -276,7 +276,7 @@ def parse_position(text: str) -> Position:
     if side < 0:
         raise PositionError(f"side: expected r, b or -, got {fields[1]!r}")
     pool_text = fields[2]
-    if len(pool_text) != 14 or not pool_text.isdigit():
+    if len(pool_text) != 14 or not (pool_text.isascii() and pool_text.isdigit()):
         raise PositionError(
             f"pool: expected 14 digits (face-down counts of {PIECE_LETTERS}), got {pool_text!r}"
         )

@@ -1,0 +1,208 @@
+"""Players: something that picks a legal move in a game, behind one small interface.
+
+Level 0 is ``RandomPlayer``; level 1 is ``GreedyPlayer``, a one-ply player that
+weighs material it wins now against the best capture the opponent gets in reply.
+A stronger search can replace them by implementing ``Player``.
+"""
+
+import random
+from typing import Final, Protocol
+
+from .errors import MoveError
+from .game import Game
+from .movegen import generate_moves, has_legal_move
+from .pieces import CANNON, HIDDEN, KIND_LETTERS, UNDECIDED
+from .position import Position, is_flip
+from .rules import RuleSet, step_capture_masks
+from .squares import NUM_SQUARES
+
+
+class Player(Protocol):
+    """Chooses the move to play in a game."""
+
+    def choose(self, game: Game, budget_seconds: float | None) -> int:
+        """A legal move code for the side to move; ``budget_seconds`` is the time it may use."""
+        ...
+
+
+def _legal_moves(game: Game) -> list[int]:
+    moves = game.legal_moves()
+    if not moves:
+        raise MoveError("no legal move to choose from: the side to move has none")
+    return moves
+
+
+class RandomPlayer:
+    """Level 0: a uniformly random legal move (seeded)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def choose(self, game: Game, budget_seconds: float | None) -> int:
+        """A random legal move."""
+        return self._rng.choice(_legal_moves(game))
+
+
+ORDER_VALUES: Final = (60.0, 30.0, 20.0, 12.0, 8.0, 6.0, 4.0)
+"""Material value by place in the capture order, highest first."""
+JUMPING_CANNON_VALUE: Final = 15.0
+"""Value of a cannon that captures by jumping (it reaches any order from afar)."""
+WIN_BONUS: Final = 1000.0
+APPROACH_WEIGHT: Final = 0.1
+
+
+def piece_values(rules: RuleSet) -> tuple[float, ...]:
+    """Material value of each kind K G M R N C P under a rule set."""
+    values = [ORDER_VALUES[rules.capture_order.index(letter)] for letter in KIND_LETTERS]
+    if rules.cannon_capture == "jump":
+        values[CANNON] = JUMPING_CANNON_VALUE
+    return tuple(values)
+
+
+def _distance(a: int, b: int) -> int:
+    return abs((a >> 2) - (b >> 2)) + abs((a & 3) - (b & 3))
+
+
+def _on_line_with_face_up(pos: Position, square: int) -> bool:
+    """Whether a face-up piece shares the rank or file of ``square``."""
+    rank, file = divmod(square, 4)
+    for other in range(NUM_SQUARES):
+        if (
+            other != square
+            and pos.board[other] < HIDDEN
+            and (other >> 2 == rank or other & 3 == file)
+        ):
+            return True
+    return False
+
+
+class GreedyPlayer:
+    """Level 1: best material now, minus the best capture left to the opponent.
+
+    Every move is scored as the value it captures minus the opponent's best net
+    capture afterwards (a capture the mover could answer by retaking counts only
+    the difference). A flip is scored by the expected opponent capture over the
+    pieces that may appear, so a flip next to an enemy that could take what shows
+    up scores badly. On equal scores a capture beats a flip, which beats a quiet
+    move; quiet moves prefer to approach an enemy piece they can take; the rest is
+    a seeded random tie-break.
+    """
+
+    def __init__(self, rules: RuleSet, seed: int | None = None) -> None:
+        self._values = piece_values(rules)
+        self._rng = random.Random(seed)
+
+    def choose(self, game: Game, budget_seconds: float | None) -> int:
+        """The best-scoring legal move."""
+        moves = _legal_moves(game)
+        pos = game.position.copy()
+        if pos.side == UNDECIDED:
+            return self._rng.choice(moves)
+        rules = game.rules
+        waiting = Position(pos.board, pos.pool, pos.side ^ 1, pos.no_progress, pos.ply)
+        standing_threat = self._best_capture_gain(waiting, rules)
+        best_key: tuple[float, int, float, float] | None = None
+        best_move = moves[0]
+        for move in moves:
+            if is_flip(move):
+                square = move >> 5
+                if _on_line_with_face_up(pos, square):
+                    score = -self._expected_flip_threat(pos, rules, square)
+                else:
+                    score = -standing_threat
+                key = (round(score, 6), 1, 0.0, self._rng.random())
+            else:
+                key = self._score_step(pos, rules, move)
+            if best_key is None or key > best_key:
+                best_key, best_move = key, move
+        return best_move
+
+    def _score_step(
+        self, pos: Position, rules: RuleSet, move: int
+    ) -> tuple[float, int, float, float]:
+        frm, to = move >> 5, move & 31
+        target = pos.board[to]
+        capture = target < HIDDEN
+        gain = self._values[target % 7] if capture else 0.0
+        approach = 0.0 if capture else self._approach(pos, rules, frm, to)
+        pos.make_move(move)
+        if has_legal_move(pos, rules):
+            score = gain - self._best_capture_gain(pos, rules)
+        else:
+            score = gain + WIN_BONUS
+        pos.unmake()
+        return (round(score, 6), 2 if capture else 0, approach, self._rng.random())
+
+    def _approach(self, pos: Position, rules: RuleSet, frm: int, to: int) -> float:
+        """How much closer a quiet move brings the piece to an enemy it can take."""
+        piece = pos.board[frm]
+        mask = step_capture_masks(rules)[piece % 7]
+        enemy = (piece // 7) ^ 1
+        targets = [
+            square
+            for square, state in enumerate(pos.board)
+            if state < HIDDEN and state // 7 == enemy and mask >> (state % 7) & 1
+        ]
+        if not targets:
+            return 0.0
+        before = min(_distance(frm, square) for square in targets)
+        after = min(_distance(to, square) for square in targets)
+        return APPROACH_WEIGHT * (before - after)
+
+    def _expected_flip_threat(self, pos: Position, rules: RuleSet, square: int) -> float:
+        total = sum(pos.pool)
+        expected = 0.0
+        for piece, count in enumerate(pos.pool):
+            if count:
+                pos.make_flip(square, piece)
+                expected += count * self._best_capture_gain(pos, rules)
+                pos.unmake()
+        return expected / total
+
+    def _best_capture_gain(self, pos: Position, rules: RuleSet) -> float:
+        """The side to move's best capture value, less its piece if it can be retaken."""
+        board = pos.board
+        values = self._values
+        best = 0.0
+        for move in generate_moves(pos, rules):
+            to = move & 31
+            target = board[to]
+            if target >= HIDDEN:
+                break
+            gain = values[target % 7]
+            if gain <= best:
+                continue
+            pos.make_move(move)
+            if _can_capture_on(pos, rules, to):
+                gain -= values[board[to] % 7]
+            pos.unmake()
+            best = max(best, gain)
+        return best
+
+
+def _can_capture_on(pos: Position, rules: RuleSet, square: int) -> bool:
+    board = pos.board
+    for move in generate_moves(pos, rules):
+        if board[move & 31] >= HIDDEN:
+            return False
+        if move & 31 == square:
+            return True
+    return False
+
+
+MAX_LEVEL: Final = 3
+
+
+def make_player(level: int, seed: int | None, rules: RuleSet) -> Player:
+    """The player of a level: 0 random, 1 greedy, 2 short search, 3 full search."""
+    from .search import SearchPlayer
+
+    if level == 0:
+        return RandomPlayer(seed)
+    if level == 1:
+        return GreedyPlayer(rules, seed)
+    if level == 2:
+        return SearchPlayer(rules, seed, max_depth=3, max_seconds=0.1)
+    if level == 3:
+        return SearchPlayer(rules, seed)
+    raise ValueError(f"unknown player level {level}; allowed: 0 (random) to {MAX_LEVEL} (search)")

@@ -1,0 +1,347 @@
+"""The engine side of DCTP: answer one command per line, track the game from echoes.
+
+``DctpEngine`` turns one command into one ``Reply``; ``run_engine`` is the loop
+over text streams (stdin/stdout of a process, or ``io.StringIO`` in tests).
+
+The game is tracked only through the ``move``/``flip`` echoes, never from the
+engine's own genmove answers. An echo that is illegal in the tracked position is
+refused with ``?10``/``?11`` and leaves the game unchanged.
+
+``genmove <colour>`` is taken as the driver's word on whose turn it is: when the
+tracked position has another colour to move, the engine logs a warning, sets the
+tracked side to move to the asked colour (board, pool and counters stay; the
+repetition history restarts) and answers for it. ``genmove unknown`` answers for
+the tracked side. While colours are undecided only flips are legal, so any colour
+gets a flip. A game that is over (by the rules and draw limits the engine was
+given) refuses genmove and echoes.
+
+The 46-word ``init_board`` form has no side-to-move field: with face-up pieces the
+engine assumes red and corrects that from the colour of the piece moved by the
+first move echo, or from the next ``genmove``.
+"""
+
+import logging
+from collections.abc import Callable
+from typing import Final, TextIO
+
+from pydantic import ValidationError
+
+from banqi_engine import __version__
+from banqi_engine.errors import BanqiError
+from banqi_engine.game import Game
+from banqi_engine.pieces import BLACK, HIDDEN, PIECE_LETTERS, RED, UNDECIDED, piece_from_letter
+from banqi_engine.players import Player
+from banqi_engine.position import (
+    Position,
+    check_consistency,
+    flip_move,
+    is_flip,
+    parse_board_field,
+    parse_position,
+    step_move,
+)
+from banqi_engine.rules import RuleSet
+from banqi_engine.squares import parse_square
+
+from .errors import CommandSyntaxError
+from .messages import (
+    COLOUR_WORDS,
+    COMMAND_NAMES,
+    INIT_BOARD_COUNT_ORDER,
+    Command,
+    CommandId,
+    Reply,
+    command_id_for_name,
+    format_genmove,
+    parse_command_line,
+)
+
+PROTOCOL_VERSION: Final = "1.1.0"
+ENGINE_NAME: Final = "banqi-engine"
+BOARD_SIZES: Final = ((4, 8), (8, 4))
+"""Accepted ``boardsize`` arguments: 4 files by 8 ranks, in either order."""
+BUDGET_DIVISOR: Final = 30
+MAX_BUDGET_SECONDS: Final = 10.0
+
+log = logging.getLogger(__name__)
+
+
+class _Refusal(Exception):
+    """A command the engine understood but cannot carry out; the message is the reason."""
+
+
+def genmove_budget(remaining_ms: int | None) -> float | None:
+    """Seconds to spend on one genmove: a thirtieth of the clock, at most 10 s."""
+    if remaining_ms is None:
+        return None
+    return min(MAX_BUDGET_SECONDS, max(0, remaining_ms) / 1000 / BUDGET_DIVISOR)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _init_board_position(args: tuple[str, ...]) -> tuple[Position, bool]:
+    """The position of ``init_board`` args, and whether its side to move is only assumed."""
+    if len(args) <= 5:
+        return parse_position(" ".join(args)), False
+    letters = args[:32]
+    board = parse_board_field(
+        "/".join("".join(letters[rank * 4 : rank * 4 + 4]) for rank in range(8))
+    )
+    pool = [0] * 14
+    for letter, count in zip(INIT_BOARD_COUNT_ORDER, args[32:], strict=True):
+        pool[PIECE_LETTERS.index(letter)] = int(count)
+    face_up = any(state < HIDDEN for state in board)
+    side = RED if face_up else UNDECIDED
+    check_consistency(board, pool, side)
+    return Position(board, pool, side), face_up
+
+
+class DctpEngine:
+    """The state of a DCTP engine: rule set, tracked game, clocks, and its player."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        player: Player,
+        *,
+        board_stream: TextIO | None = None,
+        name: str = ENGINE_NAME,
+        version: str = __version__,
+    ) -> None:
+        """``board_stream`` receives ``showboard`` diagrams (never the reply stream)."""
+        self.rules = rules
+        self.player = player
+        self.name = name
+        self.version = version
+        self.board_stream = board_stream
+        self.game = Game(rules)
+        self.quitting = False
+        """Set once ``quit`` has been answered: the loop stops after that reply."""
+        self._side_assumed = False
+        self._time_left: dict[int, int] = {}
+        self._handlers: dict[CommandId, Callable[[tuple[str, ...]], str]] = {
+            CommandId.PROTOCOL_VERSION: lambda args: PROTOCOL_VERSION,
+            CommandId.NAME: lambda args: self.name,
+            CommandId.VERSION: lambda args: self.version,
+            CommandId.KNOWN_COMMAND: self._known_command,
+            CommandId.LIST_COMMANDS: lambda args: "\n".join(COMMAND_NAMES.values()),
+            CommandId.QUIT: self._quit,
+            CommandId.BOARDSIZE: self._boardsize,
+            CommandId.RESET_BOARD: self._reset_board,
+            CommandId.NUM_REPETITION: self._num_repetition,
+            CommandId.NUM_MOVES_TO_DRAW: self._num_moves_to_draw,
+            CommandId.MOVE: self._move,
+            CommandId.FLIP: self._flip,
+            CommandId.GENMOVE: self._genmove,
+            CommandId.GAME_OVER: self._game_over,
+            CommandId.READY: lambda args: "",
+            CommandId.TIME_SETTINGS: self._time_settings,
+            CommandId.TIME_LEFT: self._time_left_command,
+            CommandId.SHOWBOARD: self._showboard,
+            CommandId.INIT_BOARD: self._init_board,
+        }
+
+    # -- entry points ----------------------------------------------------------------
+
+    def handle_line(self, line: str) -> Reply | None:
+        """The reply to one input line, or None for a line without a usable id."""
+        try:
+            command = parse_command_line(line)
+        except CommandSyntaxError as error:
+            if error.id is None:
+                if line.strip():
+                    log.warning("ignored a line without a command id: %r", line)
+                else:
+                    log.debug("ignored an empty line")
+                return None
+            log.warning("refused %r: %s", line, error)
+            return Reply(error.id, False, _one_line(str(error)))
+        return self.handle(command)
+
+    def handle(self, command: Command) -> Reply:
+        """Carry out one parsed command and return its reply."""
+        number = int(command.id)
+        try:
+            payload = self._handlers[command.id](command.args)
+        except _Refusal as refusal:
+            log.warning("refused %r: %s", command.line(), refusal)
+            return Reply(number, False, _one_line(str(refusal)))
+        except Exception as error:
+            log.exception("internal error on %r", command.line())
+            return Reply(number, False, _one_line(f"internal error: {error!r}"))
+        return Reply(number, True, payload)
+
+    # -- command handlers --------------------------------------------------------------
+
+    def _known_command(self, args: tuple[str, ...]) -> str:
+        return "true" if command_id_for_name(args[0]) is not None else "false"
+
+    def _quit(self, args: tuple[str, ...]) -> str:
+        self.quitting = True
+        return ""
+
+    def _boardsize(self, args: tuple[str, ...]) -> str:
+        size = (int(args[0]), int(args[1]))
+        if size not in BOARD_SIZES:
+            raise _Refusal(
+                f"unsupported board size {size[0]}x{size[1]}: the board is 4 files by 8 ranks"
+            )
+        return ""
+
+    def _reset_board(self, args: tuple[str, ...]) -> str:
+        self.game = Game(self.rules)
+        self._side_assumed = False
+        log.info("new game (%s rules)", self.rules.name)
+        return ""
+
+    def _num_repetition(self, args: tuple[str, ...]) -> str:
+        self._change_rules("num_repetition", "repetition_count", int(args[0]))
+        return ""
+
+    def _num_moves_to_draw(self, args: tuple[str, ...]) -> str:
+        self._change_rules("num_moves_to_draw", "no_progress_limit", int(args[0]))
+        return ""
+
+    def _change_rules(self, command: str, field: str, value: int) -> None:
+        """Use a new draw count from now on, for this game (replayed) and the next ones."""
+        try:
+            rules = RuleSet.model_validate({**self.rules.model_dump(), field: value})
+        except ValidationError as error:
+            reason = error.errors()[0]["msg"]
+            raise _Refusal(f"{command} {value}: {reason}") from None
+        old = self.game
+        game = Game(rules, old.start)
+        for number, ply in enumerate(old.plies, start=1):
+            try:
+                game.play_ply(ply)
+            except BanqiError:
+                raise _Refusal(
+                    f"{command} {value}: this game would have ended before its ply {number} "
+                    "under that limit; send it before the game or after reset_board"
+                ) from None
+        self.rules = rules
+        self.game = game
+        log.info("%s is now %d", field, value)
+
+    def _move(self, args: tuple[str, ...]) -> str:
+        frm, to = parse_square(args[0]), parse_square(args[1])
+        piece = self.game.position.board[frm]
+        if self._side_assumed and piece < HIDDEN and piece // 7 != self.game.side:
+            log.info("side to move taken from the first move echo: %s", COLOUR_WORDS[piece // 7])
+            self._set_side(piece // 7)
+        self._play(step_move(frm, to), None)
+        return ""
+
+    def _flip(self, args: tuple[str, ...]) -> str:
+        square = parse_square(args[0])
+        self._play(flip_move(square), piece_from_letter(args[1]))
+        return ""
+
+    def _play(self, move: int, piece: int | None) -> None:
+        undecided = self.game.side == UNDECIDED
+        try:
+            self.game.play(move, piece)
+        except BanqiError as error:
+            raise _Refusal(str(error)) from None
+        self._side_assumed = False
+        if undecided and is_flip(move) and piece is not None:
+            log.info(
+                "colours decided: the first flip showed %s, so its player is %s",
+                PIECE_LETTERS[piece],
+                COLOUR_WORDS[piece // 7],
+            )
+        if self.game.outcome is not None:
+            log.info("game over: %s", self.game.outcome.description)
+
+    def _set_side(self, colour: int) -> None:
+        pos = self.game.position
+        position = Position(pos.board, pos.pool, colour, pos.no_progress, pos.ply)
+        self.game = Game(self.game.rules, position)
+        self._side_assumed = False
+
+    def _genmove(self, args: tuple[str, ...]) -> str:
+        self._refuse_if_over()
+        colour = COLOUR_WORDS.index(args[0])
+        side = self.game.side
+        if colour != UNDECIDED and side not in (UNDECIDED, colour):
+            log.warning(
+                "genmove %s but the tracked position has %s to move; playing for %s",
+                args[0],
+                COLOUR_WORDS[side],
+                args[0],
+            )
+            self._set_side(colour)
+            self._refuse_if_over()
+        self._side_assumed = False
+        clock_colour = colour if colour != UNDECIDED else self.game.side
+        if clock_colour == UNDECIDED:
+            remaining = min(self._time_left.values(), default=None)
+        else:
+            remaining = self._time_left.get(clock_colour)
+        move = self.player.choose(self.game, genmove_budget(remaining))
+        return format_genmove(move)
+
+    def _refuse_if_over(self) -> None:
+        outcome = self.game.outcome
+        if outcome is not None:
+            raise _Refusal(f"the game is over ({outcome.description})")
+
+    def _game_over(self, args: tuple[str, ...]) -> str:
+        log.info("game over from the driver: %s", " ".join(args) or "(no result given)")
+        return ""
+
+    def _time_settings(self, args: tuple[str, ...]) -> str:
+        total = int(args[0])
+        self._time_left = {RED: total, BLACK: total}
+        return ""
+
+    def _time_left_command(self, args: tuple[str, ...]) -> str:
+        self._time_left[COLOUR_WORDS.index(args[0])] = max(0, int(args[1]))
+        return ""
+
+    def _showboard(self, args: tuple[str, ...]) -> str:
+        game = self.game
+        lines = [game.position.diagram(), game.position.to_string()]
+        if game.outcome is not None:
+            lines.append(game.outcome.description)
+        text = "\n".join(lines)
+        log.info("board:\n%s", text)
+        if self.board_stream is not None:
+            self.board_stream.write(text + "\n")
+            self.board_stream.flush()
+        return ""
+
+    def _init_board(self, args: tuple[str, ...]) -> str:
+        try:
+            position, assumed = _init_board_position(args)
+        except BanqiError as error:
+            raise _Refusal(f"init_board: {error}") from None
+        self.game = Game(self.rules, position)
+        self._side_assumed = assumed
+        log.info("position set: %s", position)
+        return ""
+
+
+def run_engine(engine: DctpEngine, stdin: TextIO, stdout: TextIO) -> int:
+    """Answer lines from ``stdin`` on ``stdout`` until ``quit`` or EOF; the exit status."""
+    while True:
+        line = stdin.readline()
+        if not line:
+            log.info("end of input")
+            return 0
+        log.debug("<- %s", line.rstrip("\r\n"))
+        reply = engine.handle_line(line)
+        if reply is None:
+            continue
+        text = reply.line()
+        log.debug("-> %s", text)
+        try:
+            stdout.write(text + "\n")
+            stdout.flush()
+        except (OSError, ValueError) as error:
+            log.warning("cannot write to the reply stream: %s", error)
+            return 0
+        if engine.quitting:
+            return 0

@@ -1,0 +1,103 @@
+"""Exceptions of the DCTP layer."""
+
+
+class ProtocolError(Exception):
+    """Base class of every DCTP error."""
+
+
+class CommandSyntaxError(ProtocolError):
+    """A command line that is not a valid DCTP command.
+
+    ``id`` is the command id when the line had a usable one (the engine answers
+    ``?<id> <message>``), or None when it had none (the engine ignores the line).
+    """
+
+    def __init__(self, message: str, id: int | None = None) -> None:
+        super().__init__(message)
+        self.id = id
+
+    def __reduce__(self) -> tuple[type["CommandSyntaxError"], tuple[str, int | None]]:
+        return type(self), (str(self), self.id)
+
+
+class ReplySyntaxError(ProtocolError):
+    """A reply payload that does not have the form its command requires."""
+
+
+class EngineError(ProtocolError):
+    """An engine process misbehaved or could not be talked to.
+
+    ``engine`` is the name the client was given; ``str()`` names it. The
+    constructor arguments are kept in ``args`` so the errors pickle.
+    """
+
+    def __init__(self, engine: str, message: str) -> None:
+        super().__init__(engine, message)
+        self.engine = engine
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"engine {self.engine!r}: {self.message}"
+
+
+class EngineStartError(EngineError):
+    """The engine process could not be started (missing file, not executable, ...)."""
+
+
+def _with_stderr(message: str, stderr_tail: str) -> str:
+    last = stderr_tail.strip().splitlines()[-3:]
+    return f"{message} (stderr ends: {' | '.join(last)})" if last else message
+
+
+class EngineTerminatedError(EngineError):
+    """The engine process exited; ``returncode`` is its exit status (negative: killed by signal)."""
+
+    def __init__(self, engine: str, returncode: int | None, stderr_tail: str = "") -> None:
+        super().__init__(
+            engine, _with_stderr(f"the process exited with return code {returncode}", stderr_tail)
+        )
+        self.args = (engine, returncode, stderr_tail)
+        self.returncode = returncode
+        self.stderr_tail = stderr_tail
+
+
+class EnginePipeClosedError(EngineError):
+    """The engine's stdout reached end of file, or its stdin broke, while it may still run."""
+
+
+class EngineTimeoutError(EngineError):
+    """No reply to ``command`` (a command line) within ``timeout`` seconds."""
+
+    def __init__(self, engine: str, command: str, timeout: float) -> None:
+        super().__init__(engine, f"no reply to {command!r} within {timeout:g} s")
+        self.args = (engine, command, timeout)
+        self.command = command
+        self.timeout = timeout
+
+
+class MalformedReplyError(EngineError):
+    """A reply line, or a reply's payload, that cannot be used."""
+
+
+class LineTooLongError(MalformedReplyError):
+    """The engine wrote more than ``limit`` bytes on stdout without a newline."""
+
+    def __init__(self, engine: str, limit: int) -> None:
+        super().__init__(engine, f"an output line exceeds {limit} bytes")
+        self.args = (engine, limit)
+        self.limit = limit
+
+
+class WrongReplyIdError(EngineError):
+    """A reply whose id is not the id of the command waiting for it.
+
+    ``expected`` is None for a reply that came while no command was waiting.
+    """
+
+    def __init__(self, engine: str, expected: int | None, received: int, line: str) -> None:
+        waiting = "no command was waiting" if expected is None else f"expected id {expected}"
+        super().__init__(engine, f"unexpected reply {line!r} ({waiting})")
+        self.args = (engine, expected, received, line)
+        self.expected = expected
+        self.received = received
+        self.line = line

@@ -1,0 +1,408 @@
+"""DCTP messages: command ids and names, command and reply lines, genmove answers.
+
+A command line is ``<id> <name> [args...]``; engines dispatch on the id and ignore
+the name. A reply line is ``=<id>`` / ``=<id> <payload>`` on success and ``?<id>`` /
+``?<id> <message>`` on failure. Moves are the move codes of ``banqi_engine``
+(``from << 5 | to``, a flip is ``square * 33``).
+"""
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+from types import MappingProxyType
+from typing import Final
+
+from banqi_engine.pieces import PIECE_LETTERS, SQUARE_LETTERS, piece_from_letter
+from banqi_engine.squares import parse_square, square_name
+
+from .errors import CommandSyntaxError, ReplySyntaxError
+
+
+class CommandId(IntEnum):
+    """The fixed id of each DCTP command."""
+
+    PROTOCOL_VERSION = 0
+    NAME = 1
+    VERSION = 2
+    KNOWN_COMMAND = 3
+    LIST_COMMANDS = 4
+    QUIT = 5
+    BOARDSIZE = 6
+    RESET_BOARD = 7
+    NUM_REPETITION = 8
+    NUM_MOVES_TO_DRAW = 9
+    MOVE = 10
+    FLIP = 11
+    GENMOVE = 12
+    GAME_OVER = 13
+    READY = 14
+    TIME_SETTINGS = 15
+    TIME_LEFT = 16
+    SHOWBOARD = 17
+    INIT_BOARD = 18
+
+
+COMMAND_NAMES: Final[Mapping[CommandId, str]] = MappingProxyType(
+    {command: command.name.lower() for command in CommandId}
+)
+"""The canonical name of each command id."""
+
+_IDS_BY_NAME: Final[Mapping[str, CommandId]] = MappingProxyType(
+    {
+        **{name: command for command, name in COMMAND_NAMES.items()},
+        "time_setting": CommandId.TIME_SETTINGS,
+    }
+)
+
+COLOUR_WORDS: Final = ("red", "black", "unknown")
+"""The DCTP colour words, indexed by RED, BLACK and UNDECIDED."""
+
+RESIGN: Final = "a0 a0"
+"""The genmove payload of a resignation."""
+
+INIT_BOARD_COUNT_ORDER: Final = "KkGgMmRrNnCcPp"
+"""Order of the 14 face-down counts in the 46-token form of ``init_board``."""
+
+_MAX_DIGITS: Final = 18
+_REPLY_RE: Final = re.compile(r"([=?])([0-9]{1,18})(?: (.*))?", re.DOTALL)
+
+
+def command_id_for_name(name: str) -> CommandId | None:
+    """The id of a command name (``time_setting`` is accepted for 15), or None."""
+    return _IDS_BY_NAME.get(name)
+
+
+def _colour_word(colour: str | int) -> str:
+    if isinstance(colour, int):
+        if 0 <= colour < len(COLOUR_WORDS):
+            return COLOUR_WORDS[colour]
+        raise ValueError(f"colour code {colour} is not RED (0), BLACK (1) or UNDECIDED (2)")
+    word = colour.lower()
+    if word not in COLOUR_WORDS:
+        raise ValueError(f"expected a colour red, black or unknown, got {colour!r}")
+    return word
+
+
+def _check_count(value: int, what: str) -> int:
+    if value < 0:
+        raise ValueError(f"{what} must be >= 0, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class Command:
+    """One driver-to-engine command: its id and its arguments as words."""
+
+    id: CommandId
+    args: tuple[str, ...] = ()
+
+    def line(self) -> str:
+        """The command line without its newline, e.g. ``12 genmove red``."""
+        return " ".join((str(int(self.id)), COMMAND_NAMES[self.id], *self.args))
+
+    @classmethod
+    def protocol_version(cls) -> "Command":
+        """``0 protocol_version``."""
+        return cls(CommandId.PROTOCOL_VERSION)
+
+    @classmethod
+    def name(cls) -> "Command":
+        """``1 name``."""
+        return cls(CommandId.NAME)
+
+    @classmethod
+    def version(cls) -> "Command":
+        """``2 version``."""
+        return cls(CommandId.VERSION)
+
+    @classmethod
+    def known_command(cls, name: str) -> "Command":
+        """``3 known_command <name>``."""
+        if not name or any(c.isspace() for c in name):
+            raise ValueError(f"a command name is one word, got {name!r}")
+        return cls(CommandId.KNOWN_COMMAND, (name,))
+
+    @classmethod
+    def list_commands(cls) -> "Command":
+        """``4 list_commands``."""
+        return cls(CommandId.LIST_COMMANDS)
+
+    @classmethod
+    def quit(cls) -> "Command":
+        """``5 quit``."""
+        return cls(CommandId.QUIT)
+
+    @classmethod
+    def boardsize(cls, width: int = 4, height: int = 8) -> "Command":
+        """``6 boardsize <w> <h>``."""
+        w, h = _check_count(width, "width"), _check_count(height, "height")
+        return cls(CommandId.BOARDSIZE, (str(w), str(h)))
+
+    @classmethod
+    def reset_board(cls) -> "Command":
+        """``7 reset_board``."""
+        return cls(CommandId.RESET_BOARD)
+
+    @classmethod
+    def num_repetition(cls, count: int) -> "Command":
+        """``8 num_repetition <n>``."""
+        return cls(CommandId.NUM_REPETITION, (str(_check_count(count, "repetition count")),))
+
+    @classmethod
+    def num_moves_to_draw(cls, plies: int) -> "Command":
+        """``9 num_moves_to_draw <n>``."""
+        return cls(CommandId.NUM_MOVES_TO_DRAW, (str(_check_count(plies, "ply limit")),))
+
+    @classmethod
+    def move(cls, frm: int, to: int) -> "Command":
+        """``10 move <from> <to>``: a move or capture was played."""
+        if frm == to:
+            raise ValueError("a move needs two different squares; a flip is Command.flip")
+        return cls(CommandId.MOVE, (square_name(frm), square_name(to)))
+
+    @classmethod
+    def flip(cls, square: int, piece: int) -> "Command":
+        """``11 flip <square> <piece letter>``: a flip was played and showed ``piece``."""
+        if not 0 <= piece < len(PIECE_LETTERS):
+            raise ValueError(f"piece code {piece} is not 0..13")
+        return cls(CommandId.FLIP, (square_name(square), PIECE_LETTERS[piece]))
+
+    @classmethod
+    def genmove(cls, colour: str | int) -> "Command":
+        """``12 genmove red|black|unknown`` (a colour word or RED/BLACK/UNDECIDED)."""
+        return cls(CommandId.GENMOVE, (_colour_word(colour),))
+
+    @classmethod
+    def game_over(cls, words: str) -> "Command":
+        """``13 game_over <result words>``."""
+        return cls(CommandId.GAME_OVER, tuple(words.split()))
+
+    @classmethod
+    def ready(cls) -> "Command":
+        """``14 ready``."""
+        return cls(CommandId.READY)
+
+    @classmethod
+    def time_settings(cls, ms: int) -> "Command":
+        """``15 time_settings <ms>``: total thinking time per side."""
+        return cls(CommandId.TIME_SETTINGS, (str(_check_count(ms, "time")),))
+
+    @classmethod
+    def time_left(cls, colour: str | int, ms: int) -> "Command":
+        """``16 time_left red|black <ms>``."""
+        word = _colour_word(colour)
+        if word == "unknown":
+            raise ValueError("time_left needs the colour red or black")
+        return cls(CommandId.TIME_LEFT, (word, str(ms)))
+
+    @classmethod
+    def showboard(cls) -> "Command":
+        """``17 showboard``."""
+        return cls(CommandId.SHOWBOARD)
+
+    @classmethod
+    def init_board(cls, position_string: str) -> "Command":
+        """``18 init_board <position string>``."""
+        return cls(CommandId.INIT_BOARD, tuple(position_string.split()))
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One engine-to-driver reply: the command id, success, and the payload."""
+
+    id: int
+    ok: bool
+    payload: str = ""
+
+    def line(self) -> str:
+        """``=12 a2 a3``, ``=7``, ``?12 reason``; a multi-line payload keeps its newlines."""
+        head = f"{'=' if self.ok else '?'}{self.id}"
+        return f"{head} {self.payload}" if self.payload else head
+
+
+def parse_reply_line(line: str) -> Reply | None:
+    """Parse one engine output line; None when it is noise, not a reply.
+
+    A reply starts with ``=`` or ``?``, then 1 to 18 digits, then a space or the
+    end of the line. The payload is stripped of surrounding blanks.
+    """
+    match = _REPLY_RE.fullmatch(line.rstrip("\r\n"))
+    if match is None:
+        return None
+    mark, digits, payload = match.groups()
+    return Reply(int(digits), mark == "=", (payload or "").strip())
+
+
+# -- parsing commands -----------------------------------------------------------------
+
+
+def _square_arg(text: str, command: str) -> str:
+    try:
+        return square_name(parse_square(text.lower()))
+    except ValueError as error:
+        raise ValueError(f"{command}: {error}") from None
+
+
+def _number_arg(text: str, what: str, signed: bool = False) -> str:
+    digits = text[1:] if signed and text.startswith("-") else text
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > _MAX_DIGITS:
+        kind = "a whole number" if signed else "a whole number >= 0"
+        raise ValueError(f"{what}: expected {kind}, got {text!r}")
+    return str(int(text))
+
+
+def _colour_arg(text: str, command: str, allowed: tuple[str, ...]) -> str:
+    word = text.lower()
+    if word not in allowed:
+        raise ValueError(f"{command}: expected a colour {' or '.join(allowed)}, got {text!r}")
+    return word
+
+
+def _arity(command: CommandId, args: list[str], count: int, usage: str) -> None:
+    if len(args) != count:
+        name = COMMAND_NAMES[command]
+        usage_text = f"{name} {usage}".strip()
+        raise ValueError(
+            f"{name}: expected {count} argument{'' if count == 1 else 's'} "
+            f"({usage_text}), got {len(args)}"
+        )
+
+
+def _init_board_args(args: list[str]) -> tuple[str, ...]:
+    if 1 <= len(args) <= 5:
+        return tuple(args)
+    if len(args) == 46:
+        for index, token in enumerate(args[:32]):
+            if len(token) != 1 or token not in SQUARE_LETTERS:
+                raise ValueError(
+                    f"init_board: token {index + 1} ({token!r}) is not a square letter "
+                    f"({PIECE_LETTERS}, X face down, - empty)"
+                )
+        for letter, token in zip(INIT_BOARD_COUNT_ORDER, args[32:], strict=True):
+            _number_arg(token, f"init_board: face-down count of {letter!r}")
+        return tuple(args)
+    raise ValueError(
+        "init_board: expected a position string (1 to 5 fields) or 32 square letters "
+        f"followed by 14 counts ({' '.join(INIT_BOARD_COUNT_ORDER)}), got {len(args)} words"
+    )
+
+
+def _check_args(command: CommandId, args: list[str]) -> tuple[str, ...]:
+    """The arguments of ``command`` checked and normalised; ValueError says why not."""
+    name = COMMAND_NAMES[command]
+    match command:
+        case CommandId.KNOWN_COMMAND:
+            _arity(command, args, 1, "<name>")
+            return tuple(args)
+        case CommandId.BOARDSIZE:
+            _arity(command, args, 2, "<w> <h>")
+            return (
+                _number_arg(args[0], "boardsize width"),
+                _number_arg(args[1], "boardsize height"),
+            )
+        case CommandId.NUM_REPETITION | CommandId.NUM_MOVES_TO_DRAW:
+            _arity(command, args, 1, "<n>")
+            return (_number_arg(args[0], name),)
+        case CommandId.MOVE:
+            _arity(command, args, 2, "<from> <to>")
+            frm, to = _square_arg(args[0], name), _square_arg(args[1], name)
+            if frm == to:
+                raise ValueError(
+                    f"move: from and to are the same square ({frm}); "
+                    "a flip is sent as 'flip <square> <piece letter>'"
+                )
+            return (frm, to)
+        case CommandId.FLIP:
+            _arity(command, args, 2, "<square> <piece letter>")
+            square = _square_arg(args[0], name)
+            try:
+                piece_from_letter(args[1])
+            except ValueError as error:
+                raise ValueError(f"flip: {error}") from None
+            return (square, args[1])
+        case CommandId.GENMOVE:
+            _arity(command, args, 1, "red|black|unknown")
+            return (_colour_arg(args[0], name, COLOUR_WORDS),)
+        case CommandId.GAME_OVER:
+            return tuple(args)
+        case CommandId.TIME_SETTINGS:
+            _arity(command, args, 1, "<ms>")
+            return (_number_arg(args[0], "time_settings milliseconds"),)
+        case CommandId.TIME_LEFT:
+            _arity(command, args, 2, "red|black <ms>")
+            colour = _colour_arg(args[0], name, COLOUR_WORDS[:2])
+            return (colour, _number_arg(args[1], "time_left milliseconds", signed=True))
+        case CommandId.INIT_BOARD:
+            return _init_board_args(args)
+        case _:
+            _arity(command, args, 0, "")
+            return ()
+
+
+def parse_command_line(line: str) -> Command:
+    """Parse ``<id> <name> [args...]`` (trailing ``\\r``/``\\n`` allowed).
+
+    The name is not checked: like real engines, this dispatches on the id.
+    CommandSyntaxError has ``.id`` None when the line has no usable id (empty,
+    not starting with a number of at most 18 digits), else the id to answer with.
+    """
+    words = line.rstrip("\r\n").split()
+    if not words:
+        raise CommandSyntaxError("empty line")
+    head = words[0]
+    if not (head.isascii() and head.isdigit()) or len(head) > _MAX_DIGITS:
+        raise CommandSyntaxError(f"no command id: expected '<id> <name> [args...]', got {line!r}")
+    number = int(head)
+    if number not in CommandId._value2member_map_:
+        raise CommandSyntaxError(
+            f"unknown command id {number} (known: 0..{len(CommandId) - 1})", number
+        )
+    command = CommandId(number)
+    if len(words) < 2:
+        raise CommandSyntaxError(
+            f"missing command name: expected '{number} {COMMAND_NAMES[command]} ...'", number
+        )
+    try:
+        return Command(command, _check_args(command, words[2:]))
+    except ValueError as error:
+        raise CommandSyntaxError(str(error), number) from None
+
+
+# -- genmove answers ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GenmoveAnswer:
+    """An engine's genmove answer: a move code (a flip is ``square * 33``), None to resign."""
+
+    move: int | None
+
+
+def format_genmove(move: int | None) -> str:
+    """The genmove payload: ``a2 a3``, a flip ``b6 b6``, a resignation ``a0 a0``."""
+    if move is None:
+        return RESIGN
+    return f"{square_name(move >> 5)} {square_name(move & 31)}"
+
+
+def parse_genmove_payload(payload: str) -> GenmoveAnswer:
+    """Parse ``<from> <to>`` (``a0 a0`` resigns); ReplySyntaxError says what is wrong.
+
+    Only the form is checked here, not whether the move is legal.
+    """
+    words = payload.split()
+    if len(words) != 2:
+        raise ReplySyntaxError(
+            f"genmove answer {payload!r}: expected two squares '<from> <to>' "
+            f"(a flip as '<sq> <sq>', resign as '{RESIGN}')"
+        )
+    if [w.lower() for w in words] == RESIGN.split():
+        return GenmoveAnswer(None)
+    squares = []
+    for word in words:
+        try:
+            squares.append(parse_square(word.lower()))
+        except ValueError as error:
+            raise ReplySyntaxError(f"genmove answer {payload!r}: {error}") from None
+    return GenmoveAnswer(squares[0] << 5 | squares[1])

@@ -1,0 +1,1 @@
+"""tournaments: round-robin tournaments between engines, their standings and statistics."""
