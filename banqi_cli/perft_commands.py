@@ -5,8 +5,11 @@ import click
 from banqi_engine.bench import bench_perft
 from banqi_engine.errors import BanqiError
 from banqi_engine.perft import divide, perft
+from banqi_engine.players import MAX_LEVEL
 from banqi_engine.position import parse_position
 from banqi_engine.rules import RuleSet
+from banqi_engine.search import bench_search
+from banqi_engine.selfplay import iter_match, level_factory, summarise
 
 from .options import rules_option
 
@@ -62,4 +65,72 @@ def bench_perft_command(seconds: float) -> None:
     click.echo(
         f"total {total_leaves:,} leaves in {total_time:.2f}s: "
         f"{total_leaves / total_time:,.0f} leaves/s"
+    )
+
+
+@bench.command("search")
+@click.option(
+    "--seconds",
+    type=click.FloatRange(0.01, 600),
+    default=2.0,
+    show_default=True,
+    help="Search time per position.",
+)
+def bench_search_command(seconds: float) -> None:
+    """Nodes per second and depth reached by the search on fixed positions."""
+    total_nodes = 0
+    total_time = 0.0
+    for rules_name, text, result in bench_search(seconds):
+        total_nodes += result.nodes
+        total_time += result.seconds
+        click.echo(
+            f"{rules_name:<22} depth {result.depth:>2} {result.nodes:>9,} nodes "
+            f"{result.seconds:6.2f}s {result.nodes / result.seconds:>9,.0f} nodes/s  {text}"
+        )
+    click.echo(
+        f"total {total_nodes:,} nodes in {total_time:.2f}s: {total_nodes / total_time:,.0f} nodes/s"
+    )
+
+
+@bench.command("strength")
+@click.option("--games", type=click.IntRange(1), default=20, show_default=True)
+@click.option(
+    "--level",
+    "levels",
+    type=click.IntRange(0, MAX_LEVEL),
+    multiple=True,
+    required=True,
+    help="Level of player A, then of player B (give it twice).",
+)
+@click.option(
+    "--seconds",
+    type=click.FloatRange(0, 60),
+    default=0.2,
+    show_default=True,
+    help="Time budget per move.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of layouts and players.")
+@rules_option
+def bench_strength_command(
+    games: int, levels: tuple[int, ...], seconds: float, seed: int, rules: RuleSet
+) -> None:
+    """Play GAMES in-process games level A vs level B, paired with seats swapped."""
+    if len(levels) != 2:
+        raise click.UsageError("give --level exactly twice: player A, then player B")
+    a, b = levels
+    results = []
+    for result in iter_match(
+        level_factory(a, rules), level_factory(b, rules), games, rules, seconds=seconds, seed=seed
+    ):
+        results.append(result)
+        who = {"A": f"level {a}", "B": f"level {b}", None: "draw"}[result.winner]
+        click.echo(
+            f"game {result.index + 1:>3} (A {'first' if result.a_first else 'second'}): "
+            f"{who:<8} {result.plies:>4} plies  {result.description}"
+        )
+    summary = summarise(results)
+    click.echo(
+        f"level {a} vs level {b} ({rules.name}, {seconds:g}s/move): "
+        f"W {summary.wins} D {summary.draws} L {summary.losses}, "
+        f"score {summary.score:g}/{summary.games} ({100 * summary.fraction:.1f}%)"
     )

@@ -8,7 +8,7 @@ import click
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
 from referee.deals import KeyFileError, default_key_path, load_or_create_key, new_seed
-from referee.engine_spec import EngineSpec, default_name, split_command
+from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
 from referee.match import MatchConfig, play_match
 from referee.reasons import REASON_DOCS
 from referee.record import GameRecord, read_record
@@ -27,7 +27,8 @@ def _engine_specs(command_a: str, command_b: str) -> tuple[EngineSpec, EngineSpe
         raise click.ClickException(str(error)) from None
     names = [default_name(c) for c in commands]
     if names[0] == names[1]:
-        names = [f"{names[0]} #1", f"{names[1]} #2"]
+        base = names[0][: NAME_LIMIT - 3].rstrip()
+        names = [f"{base} #1", f"{base} #2"]
     return (
         EngineSpec(name=names[0], command=commands[0]),
         EngineSpec(name=names[1], command=commands[1]),
@@ -122,6 +123,12 @@ def match_command(
         key = load_or_create_key(key_file or default_key_path())
     except KeyFileError as error:
         raise click.ClickException(str(error)) from None
+    try:
+        (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise click.ClickException(
+            f"cannot create the records folder {out / GAMES_DIR}: {error.strerror}"
+        ) from None
     config = MatchConfig(
         engines=engines,
         games=games,
@@ -149,6 +156,8 @@ def match_command(
             f"interrupted: {len(finished)} of {games} games finished; records in {out}", err=True
         )
         raise SystemExit(130) from None
+    except OSError as error:
+        raise click.ClickException(f"cannot write the records in {out}: {error}") from None
     for line in _summary(finished, (engines[0].name, engines[1].name)):
         click.echo(line)
 

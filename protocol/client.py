@@ -16,9 +16,12 @@ Typical use::
 import asyncio
 import contextlib
 import copy
+import ctypes
+import ctypes.util
 import dataclasses
 import os
 import signal
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -37,6 +40,28 @@ from .errors import (
     WrongReplyIdError,
 )
 from .messages import Command, CommandId, Reply, parse_reply_line
+
+
+def _load_prctl() -> Callable[[], None] | None:
+    """Linux only: a function that makes the calling process die with its parent."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    except OSError:
+        return None
+    prctl = libc.prctl
+    pr_set_pdeathsig = 1
+
+    def die_with_parent() -> None:
+        prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+
+    return die_with_parent
+
+
+_die_with_parent = _load_prctl()
+"""Run in the engine between fork and exec, so a referee killed by SIGKILL takes its
+engines with it (their own children are still reached by the process-group kill)."""
 
 TrafficLog = Callable[[str], None]
 """Receives every line sent (``> ...``), read from stdout (``< ...``) and stderr (``! ...``)."""
@@ -425,6 +450,7 @@ class EngineClient:
                 cwd=cwd,
                 env=None if env is None else dict(env),
                 start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
         except OSError as error:
             raise EngineStartError(

@@ -7,6 +7,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from banqi_engine.errors import BanqiError
 
+NAME_LIMIT = 80
+"""Longest engine name, in characters."""
+
 
 class EngineSpecError(BanqiError):
     """An engine command line that cannot be used."""
@@ -17,7 +20,7 @@ class EngineSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(min_length=1, max_length=80)
+    name: str = Field(min_length=1, max_length=NAME_LIMIT)
     command: tuple[str, ...] = Field(min_length=1, description="Program and arguments.")
     cwd: Path | None = Field(default=None, description="Working directory of the process.")
     env: dict[str, str] = Field(
@@ -48,6 +51,6 @@ def split_command(text: str) -> tuple[str, ...]:
 
 
 def default_name(command: tuple[str, ...]) -> str:
-    """A readable name for a command: the program's base name and its arguments."""
-    words = [Path(command[0]).name, *command[1:]]
-    return " ".join(words)[:80].replace("/", "_").strip() or "engine"
+    """A readable name for a command: base names of the program and of path arguments."""
+    words = [Path(word).name if "/" in word else word for word in command]
+    return " ".join(words)[:NAME_LIMIT].replace("/", "_").strip() or "engine"

@@ -19,14 +19,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from protocol.client import EngineClient
-
 from banqi_engine.errors import MoveError
 from banqi_engine.game import Game
 from banqi_engine.layout import format_layout
 from banqi_engine.notation import format_flip, format_move
 from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED
 from banqi_engine.rules import PRESETS, RuleSet
+from protocol.client import EngineClient
 from protocol.errors import (
     EngineError,
     EnginePipeClosedError,
@@ -245,7 +244,12 @@ class GameRunner:
             for command in (echo, time_left):
                 await self._ask(player, command, self.setup.stall_timeout)
 
-        await self._each(tell)
+        try:
+            await self._each(tell)
+        except _Fault:
+            # A fault after the ply that ended the game on the board does not change its result.
+            if self.game.outcome is None:
+                raise
 
     async def _stop_engines(self, fault: _Fault | None) -> None:
         async def stop(seat: _Seat) -> None:

@@ -56,7 +56,9 @@ class GameRecord(BaseModel):
     first: int = Field(ge=0, le=1, description="Index of the player who moved first.")
     seed: int
     deal: str = Field(description="Which deal of the run; paired games share one.")
-    deal_secret: str = Field(description="Hex secret the layout was shuffled from.")
+    deal_secret: str = Field(
+        pattern=r"^[0-9a-f]{64}$", description="Hex secret the layout was shuffled from."
+    )
     layout: str = Field(description="The hidden layout as a board field, rank 8 first.")
     started_at: datetime
     finished_at: datetime

@@ -1,0 +1,599 @@
+"""Iterative-deepening alpha-beta search with chance nodes for flips.
+
+The tree alternates the side to move's choices with chance nodes: a flip's value
+is the expectation, weighted by the face-down pool, over the piece types it may
+reveal (expectimax), searched with Star1 windows so chance nodes still cut. Child
+values at chance nodes are clamped to ``CHANCE_BOUND``, the bound Star1 needs.
+A flip costs ``1 + FLIP_REDUCTION`` plies of depth, and below the root only
+flips that interact with a face-up piece at once (a neighbour, or a cannon jump
+over one screen) are searched, plus one of the others standing for them all;
+where flips are not searched (near the horizon) the side to move may stand pat on
+the static evaluation instead, as a flip is nearly always available.
+
+The transposition table is a dict keyed by ``Position.hash`` XOR a key of the
+face-down pool (the same board can be reached with different pools after flips
+and captures). Moves are ordered TT move, captures by MVV-LVA, killer moves,
+quiet moves by history, flips; leaves are resolved by a quiescence search over
+captures. Draw rules: a position repeating one since the last flip or capture
+(in the game or along the search path) scores as a draw, a little below 0 for
+the side the search plays for (``CONTEMPT``), so that a side that is ahead or
+level avoids it; the no-progress limit scores as a draw and the evaluation fades
+towards 0 as it approaches (see ``evaluation``).
+"""
+
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+from .errors import MoveError
+from .evaluation import Evaluator, base_values
+from .game import Game
+from .movegen import generate_moves
+from .pieces import CANNON, EMPTY, UNDECIDED
+from .position import Position, parse_position
+from .rules import PRESETS, RuleSet, step_capture_masks
+from .squares import NEIGHBOUR_MASKS, NUM_SQUARES, RAYS
+
+MATE: Final = 100_000.0
+MATE_THRESHOLD: Final = MATE - 1_000.0
+INFINITY: Final = 1e12
+CHANCE_BOUND: Final = 1_000.0
+"""Child values at chance nodes are clamped to this, a bound on non-terminal scores."""
+FLIP_REDUCTION: Final = 1
+FLIP_MIN_DEPTH: Final = 2
+"""Below the root, flips are searched only with at least this much depth left."""
+MAX_DEPTH: Final = 64
+TIME_CHECK_MASK: Final = 31
+"""The clock is read every 32 nodes."""
+TIME_SAFETY: Final = 0.9
+TIME_MARGIN: Final = 0.003
+NEXT_ITERATION_FRACTION: Final = 0.5
+"""No new iteration starts once this fraction of the budget is spent."""
+DEFAULT_SECONDS: Final = 1.0
+"""Time per move when the caller gives no budget."""
+TT_MAX_ENTRIES: Final = 1_000_000
+CONTEMPT: Final = 2.0
+"""A draw scores this much below 0 for the side the search plays for."""
+
+EXACT: Final = 0
+LOWER: Final = 1
+UPPER: Final = 2
+NO_MOVE: Final = -1
+
+_rng = random.Random(0x5EA2C)
+POOL_KEYS: Final = tuple(tuple(_rng.getrandbits(64) for _ in range(6)) for _ in range(14))
+"""Key of each (piece code, face-down count) pair; a pool's key XORs one per code."""
+del _rng
+
+
+class SearchTimeout(Exception):
+    """The deadline or node limit was reached inside the search."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The outcome of one search."""
+
+    move: int
+    score: float
+    depth: int
+    nodes: int
+    seconds: float
+
+
+def pool_key(pool: list[int]) -> int:
+    """The Zobrist key of a face-down pool."""
+    key = 0
+    for piece, count in enumerate(pool):
+        key ^= POOL_KEYS[piece][count]
+    return key
+
+
+def reversible_hashes(game: Game) -> set[int]:
+    """Hashes of the game's positions since its last flip or capture, the current one included."""
+    pos = game.start.copy()
+    seen = {pos.hash}
+    for ply in game.plies:
+        if ply.piece is not None:
+            pos.make_flip(ply.move >> 5, ply.piece)
+            seen = set()
+        else:
+            capture = pos.board[ply.move & 31] != EMPTY
+            pos.make_move(ply.move)
+            if capture:
+                seen = set()
+        seen.add(pos.hash)
+    return seen
+
+
+def _to_tt(score: float, ply: int) -> float:
+    if score > MATE_THRESHOLD:
+        return score + ply
+    if score < -MATE_THRESHOLD:
+        return score - ply
+    return score
+
+
+def _from_tt(score: float, ply: int) -> float:
+    if score > MATE_THRESHOLD:
+        return score - ply
+    if score < -MATE_THRESHOLD:
+        return score + ply
+    return score
+
+
+class Searcher:
+    """The search machinery for one rule set; keeps its tables between searches."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self.evaluator = Evaluator(rules)
+        self.values = base_values(rules)
+        masks = step_capture_masks(rules)
+        self.step_targets = tuple(tuple(t for t in range(7) if mask >> t & 1) for mask in masks)
+        self.jump = rules.cannon_capture == "jump"
+        self.limit = rules.no_progress_limit
+        self.tt: dict[int, tuple[int, int, float, int]] = {}
+        self.history = [0] * 1024
+        self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
+        self.pos = Position.opening()
+        self.rep: set[int] = set()
+        self.pool_key = 0
+        self.nodes = 0
+        self.deadline = INFINITY
+        self.max_nodes: int | None = None
+        self.draw_scores = (0.0, 0.0)
+
+    # -- root ------------------------------------------------------------------------
+
+    def search(
+        self,
+        pos: Position,
+        rng: random.Random,
+        *,
+        max_depth: int = MAX_DEPTH,
+        seconds: float | None = None,
+        max_nodes: int | None = None,
+        seen: set[int] | None = None,
+    ) -> SearchResult:
+        """Best move for the side to move of ``pos`` (colours decided; ``pos`` is not kept).
+
+        ``seen`` holds the hashes of the positions since the last flip or capture;
+        the search stops at ``max_depth``, after ``seconds`` or after ``max_nodes``.
+        """
+        start = time.perf_counter()
+        self.deadline = INFINITY if seconds is None else start + seconds
+        self.max_nodes = max_nodes
+        self.pos = pos.copy()
+        self.rep = set(seen) if seen else {pos.hash}
+        self.pool_key = pool_key(pos.pool)
+        self.nodes = 0
+        self.draw_scores = (-CONTEMPT, CONTEMPT) if pos.side == 0 else (CONTEMPT, -CONTEMPT)
+        if len(self.tt) > TT_MAX_ENTRIES:
+            self.tt.clear()
+        self.history = [h >> 2 for h in self.history]
+        self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
+        moves = generate_moves(self.pos, self.rules)
+        if not moves:
+            raise MoveError("no legal move to choose from: the side to move has none")
+        flips, groups = self._flip_choices(rng)
+        root = [m for m in moves if m >> 5 != m & 31] + flips
+        rng.shuffle(root)
+        root.sort(key=self._root_order)
+        best_move = root[0]
+        best_score = -INFINITY
+        depth_done = 0
+        for depth in range(1, max_depth + 1):
+            scores: dict[int, float] = {}
+            iteration_best = NO_MOVE
+            alpha = -INFINITY
+            try:
+                for move in root:
+                    score = self._root_child(move, depth, alpha)
+                    scores[move] = score
+                    if score > alpha:
+                        alpha = score
+                        iteration_best = move
+            except SearchTimeout:
+                if iteration_best != NO_MOVE:
+                    best_move, best_score = iteration_best, alpha
+                break
+            best_move, best_score, depth_done = iteration_best, alpha, depth
+            root.sort(key=lambda m: -scores[m])
+            if abs(best_score) > MATE_THRESHOLD or len(root) == 1:
+                break
+            elapsed = time.perf_counter() - start
+            if seconds is not None and elapsed > seconds * NEXT_ITERATION_FRACTION:
+                break
+        if best_move in groups:
+            best_move = rng.choice(groups[best_move])
+        return SearchResult(
+            best_move, best_score, depth_done, self.nodes, time.perf_counter() - start
+        )
+
+    def _root_order(self, move: int) -> float:
+        """Captures by MVV-LVA, then quiet moves, then flips."""
+        frm = move >> 5
+        to = move & 31
+        if frm == to:
+            return 1.0
+        board = self.pos.board
+        if board[to] == EMPTY:
+            return 0.0
+        return self.values[board[frm] % 7] - self.values[board[to] % 7] * 64
+
+    def _root_child(self, move: int, depth: int, alpha: float) -> float:
+        frm = move >> 5
+        if frm == move & 31:
+            return self._chance(frm, depth, alpha, INFINITY, 0)
+        return self._child_move(move, depth - 1, alpha, INFINITY, 0)
+
+    def _flip_choices(self, rng: random.Random) -> tuple[list[int], dict[int, list[int]]]:
+        """Root flips: every interacting square, and one square standing for the rest."""
+        interacting, quiet = self._split_flips()
+        flips = [square * 33 for square in interacting]
+        groups: dict[int, list[int]] = {}
+        if quiet:
+            representative = quiet[0] * 33
+            flips.append(representative)
+            groups[representative] = [square * 33 for square in quiet]
+        return flips, groups
+
+    def _split_flips(self) -> tuple[list[int], list[int]]:
+        """Face-down squares split into those interacting with a face-up piece and the rest."""
+        pos = self.pos
+        face_up = pos.colour_bb[0] | pos.colour_bb[1]
+        empty = pos.empty
+        hidden = pos.hidden
+        interacting: list[int] = []
+        quiet: list[int] = []
+        for square in range(NUM_SQUARES):
+            if not hidden >> square & 1:
+                continue
+            if NEIGHBOUR_MASKS[square] & face_up or (
+                self.jump and face_up and self._jump_contact(square, empty, face_up)
+            ):
+                interacting.append(square)
+            else:
+                quiet.append(square)
+        return interacting, quiet
+
+    @staticmethod
+    def _jump_contact(square: int, empty: int, face_up: int) -> bool:
+        """Whether a face-up piece stands one screen away from ``square`` on a line."""
+        for ray in RAYS[square]:
+            index = 0
+            length = len(ray)
+            while index < length and empty >> ray[index] & 1:
+                index += 1
+            index += 1
+            while index < length and empty >> ray[index] & 1:
+                index += 1
+            if index < length and face_up >> ray[index] & 1:
+                return True
+        return False
+
+    # -- interior --------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        self.nodes += 1
+        if not self.nodes & TIME_CHECK_MASK and (
+            time.perf_counter() > self.deadline
+            or (self.max_nodes is not None and self.nodes >= self.max_nodes)
+        ):
+            raise SearchTimeout
+
+    def _child_move(self, move: int, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """Value of a move or capture for the side making it."""
+        pos = self.pos
+        capture = pos.board[move & 31] != EMPTY
+        pos.make_move(move)
+        if capture:
+            saved = self.rep
+            self.rep = {pos.hash}
+            score = -self._search(depth, -beta, -alpha, ply + 1)
+            self.rep = saved
+        else:
+            key = pos.hash
+            if key in self.rep:
+                score = self.draw_scores[pos.side ^ 1]
+            else:
+                self.rep.add(key)
+                score = -self._search(depth, -beta, -alpha, ply + 1)
+                self.rep.discard(key)
+        pos.unmake()
+        return score
+
+    def _chance(self, square: int, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """Expected value of flipping ``square`` for the side flipping (Star1 bounds)."""
+        pos = self.pos
+        pool = pos.pool
+        total = pos.hidden.bit_count()
+        child_depth = depth - 1 - FLIP_REDUCTION
+        saved_rep = self.rep
+        saved_key = self.pool_key
+        acc = 0.0
+        rest = 1.0
+        result: float | None = None
+        for piece in range(14):
+            count = pool[piece]
+            if not count:
+                continue
+            p = count / total
+            rest -= p
+            if rest < 1e-9:
+                rest = 0.0
+            low = (alpha - acc - CHANCE_BOUND * rest) / p
+            high = (beta - acc + CHANCE_BOUND * rest) / p
+            self.pool_key = saved_key ^ POOL_KEYS[piece][count] ^ POOL_KEYS[piece][count - 1]
+            pos.make_flip(square, piece)
+            self.rep = {pos.hash}
+            value = -self._search(child_depth, -high, -low, ply + 1)
+            pos.unmake()
+            if value > CHANCE_BOUND:
+                value = CHANCE_BOUND
+            elif value < -CHANCE_BOUND:
+                value = -CHANCE_BOUND
+            if value <= low:
+                result = acc + p * value + CHANCE_BOUND * rest
+                break
+            if value >= high:
+                result = acc + p * value - CHANCE_BOUND * rest
+                break
+            acc += p * value
+        self.rep = saved_rep
+        self.pool_key = saved_key
+        return acc if result is None else result
+
+    def _search(self, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """Negamax value of the current position for the side to move."""
+        pos = self.pos
+        if pos.no_progress >= self.limit:
+            return self.draw_scores[pos.side]
+        if depth <= 0:
+            return self._quiesce(alpha, beta, ply)
+        self._tick()
+        key = pos.hash ^ self.pool_key
+        entry = self.tt.get(key)
+        tt_move = NO_MOVE
+        if entry is not None:
+            entry_depth, flag, stored, tt_move = entry
+            if entry_depth >= depth:
+                score = _from_tt(stored, ply)
+                if (
+                    flag == EXACT
+                    or (flag == LOWER and score >= beta)
+                    or (flag == UPPER and score <= alpha)
+                ):
+                    return score
+        moves = generate_moves(pos, self.rules)
+        if not moves:
+            return -MATE + ply
+        alpha_start = alpha
+        best = -INFINITY
+        best_move = NO_MOVE
+        with_flips = depth >= FLIP_MIN_DEPTH
+        if pos.hidden and not with_flips:
+            best = self.evaluator.evaluate(pos)
+            if best >= beta:
+                return best
+            if best > alpha:
+                alpha = best
+        board = pos.board
+        for move in self._ordered(moves, tt_move, ply, with_flips):
+            frm = move >> 5
+            to = move & 31
+            if frm == to:
+                score = self._chance(frm, depth, alpha, beta, ply)
+            else:
+                score = self._child_move(move, depth - 1, alpha, beta, ply)
+            if score > best:
+                best = score
+                best_move = move
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        if frm != to and board[to] == EMPTY:
+                            killers = self.killers[ply]
+                            if killers[0] != move:
+                                killers[1] = killers[0]
+                                killers[0] = move
+                            self.history[move] += depth * depth
+                        break
+        if best <= alpha_start:
+            flag = UPPER
+        elif best >= beta:
+            flag = LOWER
+        else:
+            flag = EXACT
+        self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
+        return best
+
+    def _ordered(self, moves: list[int], tt_move: int, ply: int, with_flips: bool) -> list[int]:
+        """TT move, captures by MVV-LVA, killers, quiet moves by history, then flips."""
+        board = self.pos.board
+        values = self.values
+        history = self.history
+        killers = self.killers[ply]
+        captures: list[tuple[float, int]] = []
+        quiet: list[tuple[int, int]] = []
+        for move in moves:
+            frm = move >> 5
+            to = move & 31
+            if frm == to:
+                break
+            if move == tt_move:
+                continue
+            target = board[to]
+            if target != EMPTY:
+                captures.append((values[board[frm] % 7] - values[target % 7] * 64, move))
+            elif move == killers[0] or move == killers[1]:
+                quiet.append((-(1 << 30), move))
+            else:
+                quiet.append((-history[move], move))
+        captures.sort()
+        quiet.sort()
+        ordered = [move for _, move in captures]
+        ordered.extend(move for _, move in quiet)
+        if tt_move != NO_MOVE:
+            ordered.insert(0, tt_move)
+        if with_flips and self.pos.hidden:
+            interacting, others = self._split_flips()
+            if others:
+                interacting.append(others[0])
+            ordered.extend(square * 33 for square in interacting if square * 33 != tt_move)
+        return ordered
+
+    def _quiesce(self, alpha: float, beta: float, ply: int) -> float:
+        """Stand pat on the evaluation or resolve captures."""
+        self._tick()
+        pos = self.pos
+        side = pos.side
+        if not pos.colour_bb[side] and not pos.hidden:
+            return -MATE + ply
+        best = self.evaluator.evaluate(pos)
+        if best >= beta:
+            return best
+        if best > alpha:
+            alpha = best
+        captures = self._captures()
+        if not captures:
+            return best
+        if len(captures) > 1:
+            board = pos.board
+            values = self.values
+            captures.sort(key=lambda m: values[board[m >> 5] % 7] - values[board[m & 31] % 7] * 64)
+        for move in captures:
+            pos.make_move(move)
+            score = -self._quiesce(-beta, -alpha, ply + 1)
+            pos.unmake()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        return best
+
+    def _captures(self) -> list[int]:
+        """The captures of the side to move."""
+        pos = self.pos
+        side = pos.side
+        enemy = side ^ 1
+        enemy_bb = pos.colour_bb[enemy]
+        if not enemy_bb:
+            return []
+        bb = pos.bb
+        enemy_base = enemy * 7
+        own_base = side * 7
+        empty = pos.empty
+        found: list[int] = []
+        for kind in range(7):
+            pieces = bb[own_base + kind]
+            if not pieces:
+                continue
+            if kind == CANNON and self.jump:
+                while pieces:
+                    low = pieces & -pieces
+                    pieces ^= low
+                    square = low.bit_length() - 1
+                    for ray in RAYS[square]:
+                        index = 0
+                        length = len(ray)
+                        while index < length and empty >> ray[index] & 1:
+                            index += 1
+                        index += 1
+                        while index < length and empty >> ray[index] & 1:
+                            index += 1
+                        if index < length and enemy_bb >> ray[index] & 1:
+                            found.append(square << 5 | ray[index])
+                continue
+            capturable = 0
+            for target in self.step_targets[kind]:
+                capturable |= bb[enemy_base + target]
+            if not capturable:
+                continue
+            while pieces:
+                low = pieces & -pieces
+                pieces ^= low
+                square = low.bit_length() - 1
+                hits = NEIGHBOUR_MASKS[square] & capturable
+                while hits:
+                    bit = hits & -hits
+                    hits ^= bit
+                    found.append(square << 5 | (bit.bit_length() - 1))
+        return found
+
+
+class SearchPlayer:
+    """Levels 2 and 3: iterative-deepening expectimax alpha-beta within a time budget.
+
+    ``max_seconds`` caps the time per move whatever the budget; without a budget the
+    player uses ``default_seconds``. Ties are broken by a seeded RNG, so with no time
+    or node cut-off the choice is a function of the seed and the game.
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        seed: int | None = None,
+        *,
+        max_depth: int = MAX_DEPTH,
+        max_seconds: float | None = None,
+        default_seconds: float | None = DEFAULT_SECONDS,
+        max_nodes: int | None = None,
+    ) -> None:
+        self.searcher = Searcher(rules)
+        self.max_depth = max_depth
+        self.max_seconds = max_seconds
+        self.default_seconds = default_seconds
+        self.max_nodes = max_nodes
+        self.last: SearchResult | None = None
+        self._rng = random.Random(seed)
+
+    def choose(self, game: Game, budget_seconds: float | None) -> int:
+        """The move the search prefers within the budget."""
+        start = time.perf_counter()
+        moves = game.legal_moves()
+        if not moves:
+            raise MoveError("no legal move to choose from: the side to move has none")
+        pos = game.position
+        if pos.side == UNDECIDED:
+            return self._rng.choice(moves)
+        seconds = self.default_seconds if budget_seconds is None else budget_seconds
+        if self.max_seconds is not None:
+            seconds = self.max_seconds if seconds is None else min(seconds, self.max_seconds)
+        if len(moves) == 1:
+            return moves[0]
+        seen = reversible_hashes(game)
+        if seconds is not None:
+            seconds = max(0.0, seconds * TIME_SAFETY - TIME_MARGIN - (time.perf_counter() - start))
+        self.last = self.searcher.search(
+            pos,
+            self._rng,
+            max_depth=self.max_depth,
+            seconds=seconds,
+            max_nodes=self.max_nodes,
+            seen=seen,
+        )
+        return self.last.move
+
+
+BENCH_POSITIONS: Final = (
+    ("olympiad", "XpXn/XpG-/Xn-X/XXX-/XX-P/-XK-/NXXX/C--C b 01220021111012"),
+    ("olympiad", "nM--/----/kg--/---c/prgp/-X--/-r--/Xm-m b 00001000000001"),
+    ("olympiad", "XXXX/XXXX/XXXX/XXXX/XXXX/XXPX/XXXX/XXXX b 12222241222225"),
+    ("hong-kong", "N-PX/----/XK--/--R-/X--X/n-XX/XkXX/G-XC b 00010110120013"),
+    ("taiwan-sliding-cannon", "-M-P/GX-c/P---/-X--/-X-N/n-X-/-gXM/RX-- b 01000100001111"),
+)
+"""Positions of ``banqi bench search``: (preset name, position string)."""
+
+
+def bench_search(seconds: float, seed: int = 0) -> Iterator[tuple[str, str, SearchResult]]:
+    """Search each bench position for ``seconds`` with a fresh searcher."""
+    for rules_name, text in BENCH_POSITIONS:
+        searcher = Searcher(PRESETS[rules_name])
+        result = searcher.search(parse_position(text), random.Random(seed), seconds=seconds)
+        yield rules_name, text, result

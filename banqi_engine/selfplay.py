@@ -1,0 +1,147 @@
+"""In-process matches between two players, for strength measurements.
+
+Games come in pairs on one shuffled hidden layout: player A moves first in the
+first game of a pair and player B in the second, so luck of the layout and of
+moving first cancels out over a pair. Everything is seeded: the layouts by the
+match seed, each player by a seed derived from it.
+"""
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from .game import Game
+from .layout import random_layout
+from .players import Player, make_player
+from .position import is_flip
+from .rules import RuleSet
+
+PlayerFactory = Callable[[int], Player]
+"""Makes a player from a seed."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """One finished game of a match, seen from player A."""
+
+    index: int
+    pair: int
+    a_first: bool
+    """Whether player A made the first move."""
+    a_colour: int
+    winner: str | None
+    """'A', 'B', or None for a draw."""
+    reason: str
+    description: str
+    plies: int
+
+    @property
+    def score(self) -> float:
+        """Player A's points: 1 for a win, 0.5 for a draw, 0 for a loss."""
+        return {"A": 1.0, "B": 0.0, None: 0.5}[self.winner]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    """Wins, draws and losses of player A."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        """Games played."""
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """Player A's points."""
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def fraction(self) -> float:
+        """Player A's points per game (0 without games)."""
+        return self.score / self.games if self.games else 0.0
+
+
+def play_game(
+    first: Player, second: Player, rules: RuleSet, layout: list[int], seconds: float | None
+) -> Game:
+    """Play one game to its end; ``layout`` gives the piece under each square."""
+    game = Game(rules)
+    players = (first, second)
+    turn = 0
+    while game.outcome is None:
+        move = players[turn].choose(game, seconds)
+        game.play(move, layout[move >> 5] if is_flip(move) else None)
+        turn ^= 1
+    return game
+
+
+def level_factory(level: int, rules: RuleSet) -> PlayerFactory:
+    """A factory of the built-in player of a level."""
+    return lambda seed: make_player(level, seed, rules)
+
+
+def iter_match(
+    make_a: PlayerFactory,
+    make_b: PlayerFactory,
+    games: int,
+    rules: RuleSet,
+    *,
+    seconds: float | None,
+    seed: int = 0,
+) -> Iterator[GameResult]:
+    """Play ``games`` games between A and B, yielding each result as it ends."""
+    rng = random.Random(seed)
+    layout: list[int] = []
+    for index in range(games):
+        pair, second_of_pair = divmod(index, 2)
+        if not second_of_pair:
+            layout = random_layout(rng)
+        player_seed = seed * 1_000_003 + pair
+        a = make_a(player_seed)
+        b = make_b(player_seed + 500_000)
+        a_first = not second_of_pair
+        game = (
+            play_game(a, b, rules, layout, seconds)
+            if a_first
+            else play_game(b, a, rules, layout, seconds)
+        )
+        outcome = game.outcome
+        assert outcome is not None and game.first_colour is not None
+        a_colour = game.first_colour if a_first else game.first_colour ^ 1
+        winner = None
+        if outcome.winner is not None:
+            winner = "A" if outcome.winner == a_colour else "B"
+        yield GameResult(
+            index,
+            pair,
+            a_first,
+            a_colour,
+            winner,
+            outcome.reason.value,
+            outcome.description,
+            len(game.plies),
+        )
+
+
+def play_match(
+    make_a: PlayerFactory,
+    make_b: PlayerFactory,
+    games: int,
+    rules: RuleSet,
+    *,
+    seconds: float | None,
+    seed: int = 0,
+) -> list[GameResult]:
+    """Every result of a match (see ``iter_match``)."""
+    return list(iter_match(make_a, make_b, games, rules, seconds=seconds, seed=seed))
+
+
+def summarise(results: list[GameResult]) -> MatchSummary:
+    """Player A's wins, draws and losses."""
+    wins = sum(1 for r in results if r.winner == "A")
+    losses = sum(1 for r in results if r.winner == "B")
+    return MatchSummary(wins, len(results) - wins - losses, losses)

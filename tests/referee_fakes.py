@@ -1,0 +1,251 @@
+"""Fake DCTP engines for the referee tests: small Python scripts run with ``sys.executable``.
+
+A fake answers every command by its id. By default it plays the first square it
+has not seen flipped (it learns flips from the ``11 flip`` echoes) and resigns
+when none is left; ``legal=True`` makes it track the whole game from the echoes
+with ``banqi_engine`` and play the first legal move. Custom code, pasted in
+before the main loop, rebinds ``on_genmove``, ``on_echo``, ``answer`` or
+``choose`` to misbehave. Every fake process appends its pid to ``<name>.pids``
+in its folder; fakes that start helpers write their pids to ``<name>.children``.
+"""
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from banqi_engine.rules import PRESETS
+from referee.engine_spec import EngineSpec
+from referee.match import MatchConfig, run_match
+from referee.record import GameRecord
+from referee.timecontrol import TimeControl
+
+FAKE_TEMPLATE = r"""
+import os, signal, subprocess, sys, time
+
+HERE = __HERE__
+NAME = __NAME__
+SQUARES = [f + r for r in "12345678" for f in "abcd"]
+face_down = list(SQUARES)
+genmoves = 0
+
+
+def note(kind, value):
+    with open(os.path.join(HERE, f"{NAME}.{kind}"), "a") as handle:
+        handle.write(f"{value}\n")
+
+
+def first_process():
+    try:
+        os.close(os.open(os.path.join(HERE, f"{NAME}.first"), os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return False
+    return True
+
+
+def out(data):
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def reply(i, payload=""):
+    out((f"={i} {payload}" if payload else f"={i}").encode() + b"\n")
+
+
+def track(i, words):
+    if i == 11 and words[2] in face_down:
+        face_down.remove(words[2])
+
+
+def choose(colour):
+    return next((f"{sq} {sq}" for sq in face_down), "a0 a0")
+
+
+def on_genmove(i, words):
+    reply(i, choose(words[2]))
+
+
+def on_echo(i, words):
+    track(i, words)
+    reply(i)
+
+
+def received(line):
+    pass
+
+
+def answer(i, words):
+    global genmoves
+    if i == 1:
+        reply(1, NAME)
+    elif i == 5:
+        reply(5)
+        sys.exit(0)
+    elif i == 12:
+        genmoves += 1
+        on_genmove(i, words)
+    elif i in (10, 11):
+        on_echo(i, words)
+    else:
+        reply(i)
+
+
+note("pids", os.getpid())
+__LEGAL__
+__CUSTOM__
+while True:
+    line = sys.stdin.buffer.readline()
+    if not line:
+        break
+    received(line)
+    words = line.decode("utf-8", "replace").split()
+    if words and words[0].isdigit():
+        answer(int(words[0]), words)
+"""
+
+LEGAL_PLAYER = r"""
+from banqi_engine.game import Game
+from banqi_engine.pieces import piece_from_letter
+from banqi_engine.rules import PRESETS
+from banqi_engine.squares import parse_square, square_name
+
+game = Game(PRESETS[__RULES__])
+
+
+def track(i, words):
+    if i == 11:
+        game.play(parse_square(words[2]) * 33, piece_from_letter(words[3]))
+    else:
+        game.play(parse_square(words[2]) << 5 | parse_square(words[3]))
+
+
+def choose(colour):
+    moves = game.legal_moves()
+    if not moves:
+        return "a0 a0"
+    return f"{square_name(moves[0] >> 5)} {square_name(moves[0] & 31)}"
+"""
+
+TEST_KEY = bytes(range(32))
+
+
+@dataclass(frozen=True)
+class Fake:
+    """A fake engine script in ``folder`` and the pid files its processes write."""
+
+    folder: Path
+    name: str
+
+    @property
+    def script(self) -> Path:
+        return self.folder / f"{self.name}.py"
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        return (sys.executable, str(self.script))
+
+    def spec(self) -> EngineSpec:
+        return EngineSpec(name=self.name, command=self.command)
+
+    def pids(self) -> list[int]:
+        """The pid of every process of this fake started so far, in order."""
+        return _read_pids(self.folder / f"{self.name}.pids")
+
+    def children(self) -> list[int]:
+        """The pids of the helper processes the fake's processes started."""
+        return _read_pids(self.folder / f"{self.name}.children")
+
+
+def _read_pids(path: Path) -> list[int]:
+    if not path.exists():
+        return []
+    return [int(line) for line in path.read_text().split()]
+
+
+def write_fake(
+    folder: Path, name: str, custom: str = "", legal: bool = False, rules: str = "casual"
+) -> Fake:
+    """Write the fake engine ``name`` into ``folder``; ``custom`` is pasted before its loop."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fake = Fake(folder, name)
+    legal_code = LEGAL_PLAYER.replace("__RULES__", repr(rules)) if legal else ""
+    text = (
+        FAKE_TEMPLATE.replace("__HERE__", repr(str(folder)))
+        .replace("__NAME__", repr(name))
+        .replace("__LEGAL__", legal_code)
+        .replace("__CUSTOM__", custom)
+    )
+    fake.script.write_text(text)
+    return fake
+
+
+def play(
+    out: Path,
+    engines: tuple[EngineSpec, EngineSpec],
+    *,
+    games: int = 1,
+    rules: str = "casual",
+    time_control: TimeControl | None = None,
+    stall_timeout: float = 5.0,
+    seed: int = 7,
+    key: bytes = TEST_KEY,
+    log_traffic: bool = False,
+) -> list[GameRecord]:
+    """Run a match in this process and return its records (also saved under ``out``)."""
+    config = MatchConfig(
+        engines=engines,
+        games=games,
+        rules=PRESETS[rules],
+        time_control=time_control or TimeControl(),
+        seed=seed,
+        out=out,
+        log_traffic=log_traffic,
+        stall_timeout=stall_timeout,
+    )
+    return asyncio.run(run_match(config, key, lambda record: None))
+
+
+def process_state(pid: int) -> tuple[str, int] | None:
+    """The state letter and parent pid of ``pid``, or None when no such process exists."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return fields[0], int(fields[1])
+
+
+def is_running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not)."""
+    state = process_state(pid)
+    return state is not None and state[0] not in ("Z", "X")
+
+
+def is_unreaped_child(pid: int) -> bool:
+    """Whether ``pid`` is a zombie child of this process that nobody waited for."""
+    state = process_state(pid)
+    return state is not None and state[0] == "Z" and state[1] == os.getpid()
+
+
+def survivors(pids: Iterable[int], timeout: float = 2.0) -> list[int]:
+    """The processes among ``pids`` still running (or left unreaped) after ``timeout``."""
+    pending = list(pids)
+    deadline = time.monotonic() + timeout
+    while True:
+        pending = [pid for pid in pending if is_running(pid) or is_unreaped_child(pid)]
+        if not pending or time.monotonic() > deadline:
+            return pending
+        time.sleep(0.02)
+
+
+def kill_all(pids: Iterable[int]) -> None:
+    """Clean-up after a failed test: SIGKILL every pid that still runs."""
+    for pid in pids:
+        if is_running(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,247 @@
+"""``banqi match`` as a user runs it: a real subprocess, its output, exit status and files."""
+
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from referee_fakes import Fake, kill_all, survivors, write_fake
+
+from banqi_cli.main import cli
+from referee.reasons import Reason
+from referee.record import read_record
+from referee.replay import replay_game_record
+from referee.storage import record_path
+
+BANQI = str(Path(sys.executable).with_name("banqi"))
+if not Path(BANQI).exists():
+    BANQI = shutil.which("banqi") or "banqi"
+PYTHON = Path(sys.executable).name
+
+
+@pytest.fixture(autouse=True)
+def _key_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BANQI_REFEREE_KEY", str(tmp_path / "key"))
+
+
+@pytest.fixture
+def fakes() -> Iterator[list[Fake]]:
+    made: list[Fake] = []
+    yield made
+    kill_all(pid for fake in made for pid in fake.pids())
+
+
+def command_line(fake: Fake) -> str:
+    """The fake's command relative to its folder, where ``start_match`` runs the referee."""
+    return shlex.join([sys.executable, fake.script.name])
+
+
+def start_match(*args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [BANQI, "match", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+    )
+
+
+def finish(process: subprocess.Popen[str], timeout: float = 30.0) -> tuple[int, str, str]:
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        pytest.fail(f"banqi match did not finish: {out}{err}")
+    return process.returncode, out, err
+
+
+def test_a_match_prints_a_line_per_game_and_a_summary(tmp_path: Path, fakes: list[Fake]) -> None:
+    folder = tmp_path / "engines"
+    alpha = write_fake(folder, "alpha", legal=True)
+    beta = write_fake(folder, "beta", legal=True)
+    fakes += [alpha, beta]
+    a, b = f"{PYTHON} alpha.py", f"{PYTHON} beta.py"
+    out_good, out_bad = tmp_path / "good", tmp_path / "bad"
+    common = ("--games", "2", "--rules", "casual", "--seed", "3")
+    good = start_match(
+        command_line(alpha), command_line(beta), *common, "--out", str(out_good), cwd=folder
+    )
+    bad = start_match(
+        "./no-such-engine", command_line(beta), *common, "--out", str(out_bad), cwd=folder
+    )
+
+    status, out, err = finish(good)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"match: {a} vs {b}, 2 games, rules casual, time 900s+0s, seed 3")
+    assert lines[1].startswith(f"[1/2] g0001  {a} ")
+    assert lines[2].startswith(f"[2/2] g0002  {a} ")
+    assert lines[3].startswith(f"Score of {a} vs {b}: ")
+    assert lines[4].startswith(f"  {a}: ")
+    assert lines[5].startswith(f"  {b}: ")
+    assert len(lines) == 6
+    for game_id in ("g0001", "g0002"):
+        record = read_record(record_path(out_good, game_id))
+        assert not record.reason.is_fault
+        assert replay_game_record(record).ok
+        assert f"{record.reason.value}: {record.result}" in out
+
+    status, out, err = finish(bad)
+    assert status == 0, err
+    assert "Traceback" not in out + err
+    assert out.count(f"0-1 {b}  crash: {b} wins: no-such-engine crashed (0 plies") == 2
+    assert "engine faults: 2" in out
+    for game_id in ("g0001", "g0002"):
+        record = read_record(record_path(out_bad, game_id))
+        assert (record.reason, record.winner, record.end_ply) == (Reason.CRASH, 1, 0)
+        assert "could not start" in record.detail
+    assert survivors(beta.pids()) == []
+
+
+def test_two_engines_with_one_long_name_get_numbered(tmp_path: Path) -> None:
+    command = str(tmp_path / ("engine-with-a-long-name-" * 5))
+    out = tmp_path / "run"
+    result = CliRunner().invoke(cli, ["match", command, command, "--games", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    record = read_record(record_path(out, "g0001"))
+    names = [p.name for p in record.players]
+    assert names[0].endswith(" #1")
+    assert names[1].endswith(" #2")
+    assert names[0][:-3] == names[1][:-3]
+    assert record.reason == Reason.CRASH
+
+
+def bad_arguments(tmp_path: Path) -> dict[str, tuple[str, ...]]:
+    """Option values ``banqi match`` must refuse before playing, by what is wrong."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    short_key = tmp_path / "short.key"
+    short_key.write_bytes(b"1234")
+    used = tmp_path / "used"
+    (used / "games").mkdir(parents=True)
+    (used / "games" / "g0001.json").write_text("{}")
+    return {
+        "games": ("--games", "0"),
+        "rules": ("--rules", "no-such-rules"),
+        "time": ("--time", "-5"),
+        "margin": ("--margin", "soon"),
+        "stall": ("--stall-timeout", "0"),
+        "seed": ("--seed", "x"),
+        "out-under-a-file": ("--out", str(afile / "run")),
+        "short-key": ("--key-file", str(short_key), "--out", str(tmp_path / "run")),
+        "out-with-records": ("--out", str(used)),
+    }
+
+
+def assert_one_error_line(output: str) -> None:
+    assert "Traceback" not in output
+    errors = [line for line in output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1, output
+    assert "match:" not in output
+
+
+def test_bad_option_values_fail_with_one_error_line(tmp_path: Path) -> None:
+    for name, args in bad_arguments(tmp_path).items():
+        result = CliRunner().invoke(cli, ["match", "engine-a", "engine-b", *args])
+        assert result.exit_code in (1, 2), (name, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit), name
+        assert_one_error_line(result.output)
+    assert {p.name for p in tmp_path.iterdir()} <= {"afile", "short.key", "used", "key"}
+    assert [p.name for p in (tmp_path / "used" / "games").iterdir()] == ["g0001.json"]
+
+
+def test_bad_option_values_in_a_real_process(tmp_path: Path) -> None:
+    cases = bad_arguments(tmp_path)
+    processes = [
+        start_match("engine-a", "engine-b", *cases[name], cwd=tmp_path)
+        for name in ("games", "out-under-a-file")
+    ]
+    for process in processes:
+        status, out, err = finish(process)
+        assert status in (1, 2)
+        assert out == ""
+        assert_one_error_line(err)
+
+
+def test_an_empty_engine_command_is_refused() -> None:
+    result = CliRunner().invoke(cli, ["match", "", "engine-b"])
+    assert result.exit_code == 1
+    assert "Error: engine command is empty" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+SLOW = """
+def on_genmove(i, words):
+    time.sleep(0.2)
+    reply(i, choose(words[2]))
+"""
+
+RESIGNS_IN_THE_FIRST_GAME = """
+FIRST = first_process()
+slow_genmove = on_genmove
+
+
+def on_genmove(i, words):
+    if FIRST and genmoves == 2:
+        reply(i, "a0 a0")
+    else:
+        slow_genmove(i, words)
+"""
+
+
+def wait_for(
+    process: subprocess.Popen[str], condition: Callable[[], bool], timeout: float = 20.0
+) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if process.poll() is not None:
+            pytest.fail(f"banqi match ended early: {finish(process)}")
+        if time.monotonic() > deadline:
+            pytest.fail("timed out waiting for the match")
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_the_match_cleanly_and_keeps_finished_records(
+    tmp_path: Path, fakes: list[Fake]
+) -> None:
+    slow = write_fake(tmp_path / "engines", "slow", SLOW + RESIGNS_IN_THE_FIRST_GAME)
+    other = write_fake(tmp_path / "engines", "other", SLOW)
+    fakes += [slow, other]
+    out = tmp_path / "run"
+    process = start_match(
+        command_line(slow),
+        command_line(other),
+        *("--games", "4", "--out", str(out), "--log-traffic"),
+        cwd=slow.folder,
+    )
+    try:
+        wait_for(process, lambda: len(slow.pids()) == 2 and len(other.pids()) == 2)
+        time.sleep(0.5)
+        assert process.poll() is None
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        status, stdout, stderr = finish(process, timeout=10.0)
+        assert time.monotonic() - interrupted < 5.0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+    assert status == 130
+    assert "Traceback" not in stdout + stderr
+    assert "interrupted: 1 of 4 games finished" in stderr
+    assert "[1/4] g0001" in stdout
+    assert "[2/4]" not in stdout
+    first = read_record(record_path(out, "g0001"))
+    assert (first.reason, first.winner) == (Reason.RESIGN, 1)
+    assert record_path(out, "g0001").with_suffix(".txt").is_file()
+    assert not record_path(out, "g0002").exists()
+    assert not [p for p in (out / "games").iterdir() if p.name.startswith(".")]
+    assert survivors([*slow.pids(), *other.pids()]) == []

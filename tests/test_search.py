@@ -1,0 +1,168 @@
+"""The search player: tactics, legality, time, determinism, and in-process matches."""
+
+import random
+import time
+
+import pytest
+
+from banqi_engine.game import Game
+from banqi_engine.layout import random_layout
+from banqi_engine.players import make_player
+from banqi_engine.position import Position, is_flip, parse_position, step_move
+from banqi_engine.rules import PRESETS, RuleSet
+from banqi_engine.search import MATE_THRESHOLD, Searcher, SearchPlayer, reversible_hashes
+from banqi_engine.selfplay import level_factory, play_match, summarise
+from banqi_engine.squares import parse_square
+
+OLYMPIAD = PRESETS["olympiad"]
+
+
+def move(text: str) -> int:
+    frm, to = text.split("-")
+    return step_move(parse_square(frm), parse_square(to))
+
+
+def best(text: str, depth: int = 3, rules: RuleSet = OLYMPIAD, seed: int = 0) -> int:
+    player = SearchPlayer(rules, seed, max_depth=depth, default_seconds=None)
+    return player.choose(Game(rules, parse_position(text)), None)
+
+
+def random_position(rng: random.Random, rules: RuleSet, plies: int) -> Game:
+    """A game after random plies on a random layout (ends early if the game does)."""
+    layout = random_layout(rng)
+    game = Game(rules)
+    for _ in range(plies):
+        if game.outcome is not None:
+            break
+        chosen = rng.choice(game.legal_moves())
+        game.play(chosen, layout[chosen >> 5] if is_flip(chosen) else None)
+    return game
+
+
+def test_takes_a_free_piece() -> None:
+    # red rook on b2 next to an undefended black knight on b3
+    assert best("----/----/----/----/----/-n--/-R--/k--K r 00000000000000") == move("b2-b3")
+
+
+def test_avoids_stepping_next_to_a_capturer() -> None:
+    # red guard a1 may go to a2 (next to the black king on a3) or b1 (safe)
+    chosen = best("----/----/----/----/----/k---/----/G--- r 00000000000000", depth=2)
+    assert chosen == move("a1-b1")
+
+
+def test_finds_a_forced_win_by_waiting() -> None:
+    # black's last piece, a pawn in the d8 corner, must step next to red's rook on c7
+    # whatever it does; red wins by a waiting king move, not by moving the rook
+    text = "---p/--R-/----/----/----/----/----/K--- r 00000000000000"
+    game = Game(OLYMPIAD, parse_position(text))
+    player = SearchPlayer(OLYMPIAD, 0, max_depth=4, default_seconds=None)
+    chosen = player.choose(game, None)
+    assert player.last is not None and player.last.score > MATE_THRESHOLD
+    assert chosen in (move("a1-a2"), move("a1-b1"))
+
+
+def test_capture_wins_at_once_when_last_piece() -> None:
+    assert best("----/----/----/----/----/----/-p--/-RK- r 00000000000000", depth=1) == move(
+        "b1-b2"
+    )
+
+
+@pytest.mark.parametrize("rules_name", list(PRESETS))
+def test_legal_moves_in_random_positions(rules_name: str) -> None:
+    rules = PRESETS[rules_name]
+    rng = random.Random(rules_name)
+    player = SearchPlayer(rules, 1, max_depth=2, max_nodes=3000)
+    for index in range(6):
+        game = random_position(rng, rules, 10 + 12 * index)
+        if game.outcome is not None:
+            continue
+        before = game.position.to_string()
+        chosen = player.choose(game, 0.5)
+        assert chosen in game.legal_moves()
+        assert game.position.to_string() == before
+
+
+def test_respects_the_time_budget() -> None:
+    text = "XpXn/XpG-/Xn-X/XXX-/XX-P/-XK-/NXXX/C--C b 01220021111012"
+    game = Game(OLYMPIAD, parse_position(text))
+    player = SearchPlayer(OLYMPIAD, 0)
+    for budget in (0.0, 0.05, 0.2):
+        start = time.perf_counter()
+        chosen = player.choose(game, budget)
+        assert time.perf_counter() - start < budget + 1.0
+        assert chosen in game.legal_moves()
+
+
+def test_deterministic_for_a_seed_without_time_limit() -> None:
+    rng = random.Random(5)
+    games = [random_position(rng, OLYMPIAD, 20 + 10 * i) for i in range(3)]
+    for game in games:
+        if game.outcome is not None:
+            continue
+        choices = [
+            SearchPlayer(OLYMPIAD, 7, max_depth=3, max_nodes=1500, default_seconds=None).choose(
+                game, None
+            )
+            for _ in range(2)
+        ]
+        assert choices[0] == choices[1]
+
+
+def test_search_restores_its_position() -> None:
+    rng = random.Random(11)
+    searcher = Searcher(OLYMPIAD)
+    for plies in (15, 40):
+        game = random_position(rng, OLYMPIAD, plies)
+        if game.outcome is not None:
+            continue
+        searcher.search(game.position, random.Random(0), max_depth=2)
+        assert searcher.pos == game.position
+        assert searcher.pos.hash == Position(*_parts(game.position)).hash
+        assert searcher.pos.pool == game.position.pool
+
+
+def _parts(pos: Position) -> tuple[list[int], list[int], int, int, int]:
+    return pos.board, pos.pool, pos.side, pos.no_progress, pos.ply
+
+
+def test_reversible_hashes_restart_after_a_capture() -> None:
+    text = "----/----/----/----/----/-n--/-R--/k--K r 00000000000000"
+    game = Game(OLYMPIAD, parse_position(text))
+    game.play(move("d1-d2"))
+    game.play(move("a1-a2"))
+    assert len(reversible_hashes(game)) == 3
+    game.play(move("b2-b3"))
+    assert reversible_hashes(game) == {game.position.hash}
+
+
+def test_opening_flip_is_legal() -> None:
+    game = Game(OLYMPIAD)
+    assert is_flip(make_player(3, 1, OLYMPIAD).choose(game, 0.1))
+
+
+def test_selfplay_pairs_and_outcomes() -> None:
+    results = play_match(
+        level_factory(1, OLYMPIAD), level_factory(0, OLYMPIAD), 4, OLYMPIAD, seconds=None, seed=3
+    )
+    assert [r.index for r in results] == [0, 1, 2, 3]
+    assert [r.pair for r in results] == [0, 0, 1, 1]
+    assert [r.a_first for r in results] == [True, False, True, False]
+    for result in results:
+        assert result.plies > 0 and result.description
+        assert result.winner in ("A", "B", None)
+    summary = summarise(results)
+    assert summary.games == 4
+    assert summary.wins + summary.draws + summary.losses == 4
+
+
+def test_short_search_beats_random() -> None:
+    casual = PRESETS["casual"]
+    results = play_match(
+        lambda seed: SearchPlayer(casual, seed, max_depth=2, max_nodes=300, default_seconds=None),
+        level_factory(0, casual),
+        2,
+        casual,
+        seconds=None,
+        seed=1,
+    )
+    assert summarise(results).score >= 1.5
