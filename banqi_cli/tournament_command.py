@@ -1,5 +1,6 @@
 """``banqi tournament``: a round-robin between engine executables, resumable."""
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -8,18 +9,24 @@ import click
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
-from referee.deals import KeyFileError, default_key_path, load_or_create_key
+from referee.deals import default_key_path, load_or_create_key
 from referee.engine_spec import split_command
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
 from tournaments.config import TournamentConfig, config_from_data, demo_engines, load_config
 from tournaments.play import prepare, run_tournament
 from tournaments.runner import FAILURES, RunEvents
+from tournaments.state import existing_records, locked_run
 from tournaments.stats import Standings, format_standings_text
 
 from .options import rules_option, time_control_options
 
 DEFAULT_OUT = Path("banqi-runs") / "tournament"
+DEMO_DEFAULTS: dict[str, Any] = {
+    "time_control": TimeControl(time=10.0),
+    "concurrency": max(1, min(4, os.cpu_count() or 1)),
+}
+"""The demo's own defaults (any flag given still wins): short games, one per core."""
 
 
 def _clock(seconds: float) -> str:
@@ -64,7 +71,11 @@ def _build_config(
         base = load_config(config_file)
         return base.model_copy(update=given) if given else base
     data: dict[str, Any] = {**flags, **given}
-    data["engines"] = _engines_from_flags(engine) if engine else list(demo_engines())
+    if engine:
+        data["engines"] = _engines_from_flags(engine)
+    else:
+        data["engines"] = list(demo_engines())
+        data = {**data, **DEMO_DEFAULTS, **given}
     if len(data["engines"]) < 2:
         raise click.UsageError("a tournament needs at least two engines (--engine twice)")
     return config_from_data(data, "the command line")
@@ -106,6 +117,25 @@ class Progress:
         )
 
 
+def play_tournament(
+    config: TournamentConfig, out: Path, key: bytes, log_traffic: bool, quiet: bool
+) -> Standings:
+    """Start or resume the run in ``out`` and play it to the end, with progress lines."""
+    state, games = prepare(config, out, key)
+    already = len(existing_records(out, [g.setup.game_id for g in games]))
+    if not quiet:
+        names = ", ".join(e.name for e in state.config.engines)
+        click.echo(
+            f"tournament: {names}; {len(games)} games ({state.config.rounds} rounds), "
+            f"rules {state.config.rules.name}, time {state.config.time_control.describe()}, "
+            f"seed {state.seed}, {state.config.concurrency} at once, run folder {out}"
+            + (f"; resuming with {already} games done" if already else "")
+        )
+    progress = Progress(len(games), already, quiet)
+    events = RunEvents(progress.game_done, progress.engine_out)
+    return run_tournament(state, games, out, events, log_traffic)
+
+
 @click.command("tournament")
 @click.argument(
     "config_file",
@@ -131,7 +161,7 @@ class Progress:
     type=click.IntRange(1, 64),
     default=1,
     show_default=True,
-    help="Games played at once.",
+    help="Games played at once (the demo: one per core, up to 4).",
 )
 @rules_option
 @time_control_options
@@ -175,7 +205,8 @@ def tournament_command(
     """Run a round-robin between DCTP engines; run it again to resume.
 
     Engines come from CONFIG.toml or --engine NAME=COMMAND; with neither, a demo
-    between our engine's levels and a random player. Standings (Elo with 95%
+    between our engine's levels and a random player, at 10 s per side unless
+    --time says otherwise. Standings (Elo with 95%
     error margins, crosstable, paired statistics) are printed at the end and
     written to the run folder with every game's record.
     """
@@ -192,25 +223,10 @@ def tournament_command(
             seed=seed,
         )
         key = load_or_create_key(key_file or default_key_path())
-        state, games = prepare(config, out, key)
-    except (BanqiError, KeyFileError) as error:
+        with locked_run(out):
+            standings = play_tournament(config, out, key, log_traffic, quiet)
+    except (BanqiError, OSError) as error:
         raise click.ClickException(str(error)) from None
-    from tournaments.state import existing_records
-
-    already = len(existing_records(out, [g.setup.game_id for g in games]))
-    names = ", ".join(e.name for e in state.config.engines)
-    if not quiet:
-        click.echo(
-            f"tournament: {names}; {len(games)} games ({state.config.rounds} rounds), "
-            f"rules {state.config.rules.name}, time {state.config.time_control.describe()}, "
-            f"seed {state.seed}, {state.config.concurrency} at once, run folder {out}"
-            + (f"; resuming with {already} games done" if already else "")
-        )
-    progress = Progress(len(games), already, quiet)
-    try:
-        standings = run_tournament(
-            state, games, out, RunEvents(progress.game_done, progress.engine_out), log_traffic
-        )
     except KeyboardInterrupt:
         click.echo(
             f"interrupted; finished games are saved in {out}; run the same command to resume",

@@ -12,6 +12,7 @@ from tournaments.stats import (
     GameResult,
     Standings,
     compute_standings,
+    fit_ratings,
     format_standings_markdown,
     format_standings_text,
     report_json,
@@ -57,11 +58,18 @@ def test_rows_by_hand(standings: Standings) -> None:
     ]
     a, b, c, e = standings.rows
     assert a.score_percent == pytest.approx(400 / 7)
-    # Elo against the average opponent: A 4/7 -> 400·log10(4/3) = 49.98;
-    # B 3½/6 -> 400·log10(1.4) = 58.45 (below A on points); C 0.3 -> 400·log10(3/7) = -147.19.
-    assert a.elo == pytest.approx(400 * math.log10(4 / 3))
-    assert b.elo == pytest.approx(400 * math.log10(1.4))
-    assert c.elo == pytest.approx(400 * math.log10(3 / 7))
+    # The ratings are the fit over the crosstable (in the order C, B, A of names): B, 58.3%
+    # and 2-1-1 against A, is rated above A (57.1%) though below it on points; C, 0-3-2, last.
+    games = [[0, 2, 3], [2, 0, 4], [3, 4, 0]]
+    points = [[0.0, 1.0, 0.5], [1.0, 0.0, 2.5], [2.5, 1.5, 0.0]]
+    fitted_c, fitted_b, fitted_a = fit_ratings(games, points)
+    assert (a.elo, a.elo_error) == fitted_a
+    assert (b.elo, b.elo_error) == fitted_b
+    assert (c.elo, c.elo_error) == fitted_c
+    assert (a.elo, b.elo, c.elo) == pytest.approx((30.68, 40.58, -71.26), abs=0.005)
+    assert (a.elo_error, b.elo_error, c.elo_error) == pytest.approx(
+        (227.82, 245.36, 274.16), abs=0.005
+    )
     assert (e.score_percent, e.elo, e.elo_error, e.los) == (None, None, None, None)
     # LOS A over B from their head to head, A 1 win and 2 losses: ½(1 + erf(-1/√6)).
     assert a.los == pytest.approx(0.5 * (1 + math.erf(-1 / math.sqrt(6))))
@@ -103,15 +111,21 @@ def test_pairs_by_hand(standings: Standings) -> None:
     )
 
 
-def test_two_engines_match_their_head_to_head() -> None:
+def test_two_engines_split_their_prior_adjusted_head_to_head() -> None:
+    # X 1-2-0 against Y, plus 2 virtual draws: 3 points of 5, 400·log10(3/2) = 70.44 Elo
+    # apart, ±35.22; curvature 5 × 0.6 × 0.4 = 1.2, margin 1.959964 × 173.7178/√1.2 = 310.81.
     results = [game("X", "Y", 0, 7), game("Y", "X", None, 7), game("X", "Y", None)]
     standings = compute_standings(results, ["X", "Y"])
     top, bottom = standings.rows
     (pair,) = standings.pairs
     assert (top.name, pair.first) == ("X", "X")
-    assert top.elo == pair.elo
-    assert bottom.elo == pytest.approx(-(pair.elo or 0))
-    assert top.elo_error == pytest.approx(bottom.elo_error or 0)
+    assert pair.elo == pytest.approx(400 * math.log10(2))  # 2 of 3 points, no prior
+    assert top.elo == pytest.approx(200 * math.log10(3 / 2))
+    assert bottom.elo == pytest.approx(-200 * math.log10(3 / 2))
+    margin = 1.959963984540054 * 400 / math.log(10) / math.sqrt(1.2)
+    assert top.elo_error == pytest.approx(margin)
+    assert bottom.elo_error == pytest.approx(margin)
+    assert top.elo_error == pytest.approx(310.81, abs=0.005)
     assert top.los == pair.los
 
 
@@ -125,14 +139,22 @@ def test_equal_engines_share_a_rank_in_name_order() -> None:
 
 
 def test_perfect_score_and_no_games() -> None:
+    # W won both games: with 2 virtual draws 3 points of 4, 400·log10(3) = 190.85 Elo apart.
     standings = compute_standings([game("W", "Z", 0), game("Z", "W", 1)], ["W", "Z", "N"])
     w, z, n = standings.rows
-    assert (w.elo, w.elo_error, w.score_percent) == (None, None, 100.0)
-    assert (z.elo, z.score_percent) == (None, 0.0)
-    assert (n.name, n.games, n.elo) == ("N", 0, None)
+    assert (w.score_percent, z.score_percent) == (100.0, 0.0)
+    assert w.elo == pytest.approx(200 * math.log10(3))
+    assert z.elo == pytest.approx(-200 * math.log10(3))
+    assert w.elo_error == pytest.approx(1.959963984540054 * 400 / math.log(10) / math.sqrt(0.75))
+    assert (n.name, n.games, n.elo, n.elo_error) == ("N", 0, None, None)
     text = format_standings_text(standings)
-    assert "+inf" in text and "-inf" in text
-    assert json.loads(standings_json(standings))[0]["elo"] is None
+    standings_part, head_to_head = text.split("Head to head")
+    assert "+95.4" in standings_part and "-95.4" in standings_part
+    assert "inf" not in standings_part
+    assert "+inf" in head_to_head  # the pair's own Elo stays infinite
+    rows = json.loads(standings_json(standings))
+    assert [row["elo"] is None for row in rows] == [False, False, True]
+    assert rows[0]["elo"] == pytest.approx(95.42, abs=0.005)
 
 
 def test_no_engines_and_no_games() -> None:
@@ -182,7 +204,7 @@ def test_text_report(standings: Standings) -> None:
     assert set(rule) <= {"-", " "} and len(rule) == len(header)
     first_row = lines[lines.index(header) + 2]
     assert first_row.split()[:8] == ["1", "A", "7", "3", "2", "2", "4.0", "57.1%"]
-    assert "+50.0" in first_row  # 49.98 rounded
+    assert "+30.7" in first_row  # 30.68 rounded
     assert "Crosstable" in text and "1-1-2" in text and "2-1-1" in text
     assert "[1, 0, 0, 1, 0]" in text and "[0, 0, 1, 0, 0]" in text
     assert text.endswith("\n")
@@ -192,7 +214,7 @@ def test_markdown_report(standings: Standings) -> None:
     markdown = format_standings_markdown(standings)
     table_lines = [line for line in markdown.splitlines() if line.startswith("|")]
     assert all(line.endswith("|") for line in table_lines)
-    assert "| 1 | A | 7 | 3 | 2 | 2 | 4.0 | 57.1% | +50.0 |" in markdown
+    assert "| 1 | A | 7 | 3 | 2 | 2 | 4.0 | 57.1% | +30.7 | 227.8 |" in markdown
     assert markdown.count("## ") == 3
     piped = compute_standings([game("a|b", "c", 0)], ["a|b", "c"])
     assert "| a\\|b |" in format_standings_markdown(piped)
@@ -255,6 +277,11 @@ def test_standings_agree_with_the_results(tournament: tuple[list[str], list[Game
         assert row.draws == sum(r.winner is None for r in played)
     assert sum(row.points for row in standings.rows) == len(results)
     assert sum(row.games for row in standings.rows) == 2 * len(results)
+    for row in standings.rows:
+        assert (row.elo is None) == (row.elo_error is None) == (row.games == 0)
+        assert row.elo is None or math.isfinite(row.elo)
+        assert row.elo_error is None or math.isfinite(row.elo_error)
+    assert sum(row.elo or 0.0 for row in standings.rows) == pytest.approx(0, abs=1e-6)
     keys = [(row.points, row.points / row.games if row.games else -1.0) for row in standings.rows]
     assert keys == sorted(keys, reverse=True)
     for row, following in zip(standings.rows, standings.rows[1:], strict=False):

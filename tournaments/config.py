@@ -13,10 +13,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from banqi_engine.errors import BanqiError
+from banqi_engine.players import MAX_LEVEL
 from banqi_engine.rules import PRESETS, RuleSet, resolve_rules, rules_from_data
 from referee.engine_spec import EngineSpec, split_command
 from referee.game_runner import DEFAULT_STALL_TIMEOUT
 from referee.timecontrol import TimeControl
+
+MAX_ENGINES = 64
+
+LEVEL_NAMES = {0: "random", 1: "greedy", 2: "quick-search", 3: "search"}
+"""Names of the built-in engine's levels in the demo field."""
 
 
 class ConfigError(BanqiError):
@@ -28,7 +34,9 @@ class TournamentConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    engines: tuple[EngineSpec, ...] = Field(min_length=2, max_length=64)
+    engines: tuple[EngineSpec, ...] = Field(
+        description="At least two engines, at most 64, each with its own name."
+    )
     rounds: int = Field(default=1, ge=1, le=10_000, description="Each pair plays 2 games a round.")
     rules: RuleSet = PRESETS["olympiad"]
     time_control: TimeControl = TimeControl()
@@ -41,7 +49,9 @@ class TournamentConfig(BaseModel):
 
     @field_validator("engines")
     @classmethod
-    def _unique_names(cls, engines: tuple[EngineSpec, ...]) -> tuple[EngineSpec, ...]:
+    def _field_of_engines(cls, engines: tuple[EngineSpec, ...]) -> tuple[EngineSpec, ...]:
+        if not 2 <= len(engines) <= MAX_ENGINES:
+            raise ValueError(f"a tournament needs 2 to {MAX_ENGINES} engines, not {len(engines)}")
         names = [e.name for e in engines]
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
@@ -62,9 +72,13 @@ class TournamentConfig(BaseModel):
     def _split_commands(cls, value: Any) -> Any:
         if isinstance(value, list | tuple):
             out = []
-            for item in value:
+            for index, item in enumerate(value):
                 if isinstance(item, dict) and isinstance(item.get("command"), str):
-                    item = {**item, "command": split_command(item["command"])}
+                    try:
+                        item = {**item, "command": split_command(item["command"])}
+                    except BanqiError as error:
+                        who = item.get("name") or f"number {index + 1}"
+                        raise ValueError(f"engine {who}: {error}") from None
                 out.append(item)
             return out
         return value
@@ -75,11 +89,12 @@ class TournamentConfig(BaseModel):
         return self.rounds * n * (n - 1)
 
 
-def _describe(error: ValidationError, source: str) -> str:
+def _describe(error: ValidationError, source: str, renamed: dict[str, str]) -> str:
     parts = []
     for item in error.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "(top level)"
-        message = str(item["msg"])
+        loc = [renamed.get(str(p), str(p)) if i == 0 else str(p) for i, p in enumerate(item["loc"])]
+        where = ".".join(loc) or "(top level)"
+        message = str(item["msg"]).removeprefix("Value error, ")
         if item["type"] == "extra_forbidden":
             message = "unknown field"
         parts.append(f"{where}: {message}")
@@ -89,12 +104,14 @@ def _describe(error: ValidationError, source: str) -> str:
 def config_from_data(data: dict[str, Any], source: str) -> TournamentConfig:
     """Validate a mapping (from TOML, JSON or flags); ConfigError names each bad field."""
     data = dict(data)
-    if "time" in data and isinstance(data["time"], dict):
+    renamed: dict[str, str] = {}
+    if "time" in data and "time_control" not in data:
         data["time_control"] = data.pop("time")
+        renamed["time_control"] = "time"
     try:
         return TournamentConfig.model_validate(data)
     except ValidationError as error:
-        raise ConfigError(_describe(error, source)) from None
+        raise ConfigError(_describe(error, source, renamed)) from None
     except BanqiError as error:
         raise ConfigError(f"bad tournament config in {source}: {error}") from None
 
@@ -115,13 +132,15 @@ def load_config(path: Path) -> TournamentConfig:
 
 def builtin_engine_command(*args: str) -> tuple[str, ...]:
     """The command line of our own engine, by this Python, whatever is on PATH."""
-    return (sys.executable, "-m", "banqi_cli.engine", *args)
+    return (sys.executable, "-c", "from banqi_cli.engine import main; main()", *args)
 
 
 def demo_engines() -> tuple[EngineSpec, ...]:
-    """The demo field: our engine at its levels, and the random player."""
-    return (
-        EngineSpec(name="random", command=builtin_engine_command("--level", "0")),
-        EngineSpec(name="greedy", command=builtin_engine_command("--level", "1")),
-        EngineSpec(name="search", command=builtin_engine_command("--level", "2")),
+    """The demo field: our engine at each of its levels (level 0 is the random player)."""
+    return tuple(
+        EngineSpec(
+            name=LEVEL_NAMES.get(level, f"level-{level}"),
+            command=builtin_engine_command("--level", str(level)),
+        )
+        for level in range(MAX_LEVEL + 1)
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 from referee.deals import new_seed
 
 from .config import TournamentConfig
-from .runner import FailureTracker, RunEvents, run_games
+from .runner import FailureTracker, RunEvents, games_left, run_games
 from .schedule import ScheduledGame, schedule
 from .state import TournamentState, existing_records, open_run
 from .stats import Standings
@@ -32,6 +32,10 @@ def run_tournament(
     tracker = FailureTracker(state.config.max_failures)
     for record in sorted(done.values(), key=lambda r: r.finished_at):
         tracker.add(record)
+    for name in sorted(tracker.out):
+        remaining = games_left(games, done, name)
+        if remaining:
+            events.engine_out(name, remaining, tracker.last_fault.get(name, ""))
     names = [spec.name for spec in state.config.engines]
     return asyncio.run(
         run_games(games, done, out, state.config.concurrency, tracker, names, log_traffic, events)

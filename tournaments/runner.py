@@ -6,7 +6,7 @@ gets a record with reason ``forfeit``) instead of blocking the run.
 """
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -87,6 +87,15 @@ class FailureTracker:
         return newly_out
 
 
+def games_left(games: list[ScheduledGame], records: Container[str], name: str) -> int:
+    """How many scheduled games of engine ``name`` have no record yet."""
+    return sum(
+        1
+        for game in games
+        if game.setup.game_id not in records and name in (s.name for s in game.setup.players)
+    )
+
+
 def forfeit_record(game: ScheduledGame, out_engines: set[str]) -> GameRecord:
     """The record of a game not played because an engine was put out of the tournament."""
     setup = game.setup
@@ -122,6 +131,20 @@ def forfeit_record(game: ScheduledGame, out_engines: set[str]) -> GameRecord:
     )
 
 
+def store(
+    out: Path, record: GameRecord, ordered: list[GameRecord], names: list[str], deals: list[str]
+) -> Standings:
+    """Save a finished game's record, then recompute and write the standings.
+
+    It runs in a worker thread: the fsyncs and the recomputation would otherwise stall
+    the event loop and with it the clocks of the games still being played.
+    """
+    save_game(out, record)
+    standings = standings_from_records(ordered, names, deals)
+    write_reports(out, standings)
+    return standings
+
+
 @dataclass
 class RunEvents:
     """What the runner tells its caller as it goes (progress output lives in the CLI)."""
@@ -148,18 +171,13 @@ async def run_games(
 
     async def finish(record: GameRecord) -> None:
         async with lock:
-            save_game(out, record)
             records[record.game_id] = record
-            for name in tracker.add(record):
-                remaining = sum(
-                    1
-                    for g in games
-                    if g.setup.game_id not in records and name in (s.name for s in g.setup.players)
-                )
-                events.engine_out(name, remaining, tracker.last_fault.get(name, ""))
+            newly_out = tracker.add(record)
             ordered = [records[g.setup.game_id] for g in games if g.setup.game_id in records]
-            standings = standings_from_records(ordered, names, deals)
-            write_reports(out, standings)
+            standings = await asyncio.to_thread(store, out, record, ordered, names, deals)
+            for name in newly_out:
+                remaining = games_left(games, records, name)
+                events.engine_out(name, remaining, tracker.last_fault.get(name, ""))
             events.game_done(record, standings)
 
     async def worker() -> None:

@@ -6,6 +6,9 @@ everything from these files, so a ``kill -9`` at any moment loses at most the
 games that were being played.
 """
 
+import contextlib
+import fcntl
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +22,7 @@ from referee.storage import GAMES_DIR, record_path
 from .config import ConfigError, TournamentConfig
 
 STATE_FILE = "tournament.json"
+LOCK_FILE = "tournament.lock"
 RESUMABLE_FIELDS = frozenset({"concurrency"})
 """Config fields that may change on resume: they do not change which games are played."""
 
@@ -62,7 +66,8 @@ def config_differences(saved: TournamentConfig, new: TournamentConfig) -> list[s
 def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentState:
     """Start a run folder, or reopen one after checking the config is the same.
 
-    A config without a seed takes the saved one; with a seed, it must match.
+    A config without a seed takes the saved one; with a seed, it must match. The
+    saved config holds the run's seed, also when the first run drew it at random.
     """
     path = out / STATE_FILE
     if path.exists():
@@ -85,17 +90,37 @@ def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentSt
             state = state.model_copy(update={"config": wanted})
         return state
     seed = config.seed if config.seed is not None else new_seed
-    state = TournamentState(created_at=datetime.now(UTC), seed=seed, config=config)
+    state = TournamentState(
+        created_at=datetime.now(UTC), seed=seed, config=config.model_copy(update={"seed": seed})
+    )
     write_atomic(path, state.model_dump_json(indent=2) + "\n")
     return state
 
 
+@contextlib.contextmanager
+def locked_run(out: Path) -> Iterator[None]:
+    """Hold the run folder for this process while it runs; ConfigError if another holds it.
+
+    The lock is an ``flock`` on ``tournament.lock``, so it ends with the process, however
+    the process ends.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / LOCK_FILE).open("a", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(
+                f"another tournament run is using {out}; wait for it to end or stop it"
+            ) from None
+        yield
+
+
 def existing_records(out: Path, game_ids: list[str]) -> dict[str, GameRecord]:
     """The valid records of scheduled games; half-written temp files are removed."""
-    folder = out / GAMES_DIR
-    if folder.is_dir():
-        for stale in folder.glob(".*.tmp"):
-            stale.unlink(missing_ok=True)
+    for folder in (out, out / GAMES_DIR):
+        if folder.is_dir():
+            for stale in folder.glob(".*.tmp"):
+                stale.unlink(missing_ok=True)
     found = {}
     for game_id in game_ids:
         path = record_path(out, game_id)

@@ -1,6 +1,39 @@
-"""Tournament statistics: Elo from scores, pentanomial pair statistics, standings, reports.
+"""Tournament statistics: ratings, Elo from scores, pentanomial pair statistics, reports.
 
 Every figure is recomputed from the per-game results (:class:`GameResult`).
+
+Ratings (the Elo of the standings)
+    A maximum-likelihood Bradley–Terry fit over every game of the tournament, the logistic
+    model of Ordo and BayesElo without a first-move advantage: engine ``i`` rated ``Ri``
+    scores ``P(Ri - Rj) = 1/(1 + 10^((Rj - Ri)/400))`` per game against engine ``j``, a draw
+    counting as half a win for each side, as in Ordo (BayesElo gives draws a parameter of
+    their own). The log-likelihood ``Σ s_ij·ln P(Ri - Rj)``, over ordered
+    pairs with ``s_ij`` the points ``i`` took against ``j``, has no finite maximum once an
+    engine scored 0% or 100%, so virtual draws are added first, as BayesElo's default prior
+    (``prior 2``) adds them: two per engine, each engine spreading one virtual draw over its
+    opponents in proportion to the games it played against them, which puts
+    ``v_ij = n_ij/N_i + n_ij/N_j`` virtual draws between ``i`` and ``j`` (``n_ij`` games
+    between them, ``N_i`` games of ``i``): 2 between two engines, ``2/(k-1)`` per pair in a
+    balanced round robin of ``k`` engines. This prior weighs two games per engine whatever
+    the size of the field, links only engines that met (it invents no comparison) and is
+    unchanged by a common shift of the ratings, so it pulls toward no fixed rating. With
+    ``m_ij = n_ij + v_ij`` games and ``a_ij = s_ij + v_ij/2`` points, every engine that played
+    gets a finite rating: the likelihood equations ``Σj a_ij = Σj m_ij·P(Ri - Rj)`` have a
+    unique solution up to a common shift of each group of engines linked by games, found by
+    Newton's method (full Hessian, Gaussian elimination, steps capped at 347 Elo and halved
+    until the log-likelihood rises by a quarter of the first-order gain). Each group
+    averages 0; a round robin has one, so the engines with games average 0.
+
+    The 95% error margin is ``1.96·σ``, from the curvature along the engine's own rating
+    (the diagonal of the observed Fisher information, BayesElo's ``variance`` intervals):
+    ``σ = (400/ln 10)/√(Σj m_ij·P(Ri - Rj)·P(Rj - Ri))``, the uncertainty of the rating
+    against its opponents taken at their estimates. That curvature counts each game as a
+    win-or-loss trial, so frequent draws make the margin wider than the trinomial one (40%
+    draws at an even score: about 1.29 times).
+
+    Two engines, W-D-L 6-3-1: with the 2 virtual draws the first scores 8.5 of 12,
+    ``400·log10(8.5/3.5) = 154.14`` Elo apart, rated +77.07 and -77.07, each ± 216.24
+    (``σ = 173.72/√(12·(8.5/12)·(3.5/12)) = 110.33``).
 
 Elo from a score
     A score ``s`` is the fraction of the points taken (win 1, draw ½, loss 0):
@@ -22,22 +55,19 @@ Pentanomial statistics (pairs of games, seats swapped; fastchess's ``EloPentanom
     ``LOS = Φ((s - ½)/(σ/√P)) = ½(1 + erf((s - ½)/√(2σ²/P)))``.
 
 Undefined values are ``None`` (where those tools print ``inf``, ``-inf`` or ``nan``)
-    Elo: no games, or a score of 0 or 1 (the reports show ``-inf`` and ``+inf``).
-    Error margin: the Elo is undefined, or the 95% interval of the score reaches 0 or 1
-    (an unbounded margin; the reports show ``inf``). LOS: no decisive game (trinomial),
-    or no pairs or every pair scored exactly 1 point (pentanomial; with zero variance and
-    another score the pentanomial LOS is 0 or 1).
+    Head-to-head Elo: no games, or a score of 0 or 1 (the reports show ``-inf`` and
+    ``+inf``). Error margin: the Elo is undefined, or the 95% interval of the score reaches
+    0 or 1 (an unbounded margin; the reports show ``inf``). LOS: no decisive game
+    (trinomial), or no pairs or every pair scored exactly 1 point (pentanomial; with zero
+    variance and another score the pentanomial LOS is 0 or 1). A rating and its margin are
+    ``None`` only for an engine without games.
 
 Standings
-    An engine's rating is the Elo of its score against all its opponents pooled, with the
-    trinomial error margin: its Elo relative to the average of the opponents it met, as in
-    the tables cutechess-cli prints for tournaments of more than two players. In a complete
-    round robin each engine meets the whole field but itself, so the ratings compare the
-    engines with the field; with an unbalanced schedule they are as comparable as the
-    opponents are. Rows are sorted by points, then Elo (equivalently the score), then the
-    order of ``names``; rows equal in points and score share a rank. A row's ``los`` is the
-    likelihood that its engine is stronger than the engine of the next row, from the
-    head-to-head wins and losses of the two (trinomial formula); the last row has none.
+    A row's ``elo`` and ``elo_error`` are the engine's rating and margin (see Ratings).
+    Rows are sorted by points, then score, then the order of ``names``; rows equal in points
+    and score share a rank. A row's ``los`` is the likelihood that its engine is stronger
+    than the engine of the next row, from the head-to-head wins and losses of the two
+    (trinomial formula); the last row has none.
 
 Pairs of games
     Two games with the same ``pair`` id between the same two engines, with the seats
@@ -149,8 +179,13 @@ class StandingRow(BaseModel):
     losses: int
     points: float = Field(description="1 a win, ½ a draw.")
     score_percent: float | None = Field(description="100·points/games; None without games.")
-    elo: float | None = Field(description="Elo against the average opponent met.")
-    elo_error: float | None = Field(description="95% error margin of the Elo.")
+    elo: float | None = Field(
+        description="Maximum-likelihood rating over all games, the engines with games "
+        "averaging 0; None without games."
+    )
+    elo_error: float | None = Field(
+        description="95% error margin of the rating; None without games."
+    )
     los: float | None = Field(
         description="Likelihood of being stronger than the next row's engine (head to head)."
     )
@@ -161,7 +196,7 @@ class Standings(BaseModel):
 
     model_config = _FROZEN
 
-    rows: list[StandingRow] = Field(description="Sorted by points, then Elo.")
+    rows: list[StandingRow] = Field(description="Sorted by points, then score.")
     crosstable: dict[str, dict[str, Record]] = Field(
         description="crosstable[a][b]: a's record against b, every two engines, table order."
     )
@@ -236,6 +271,183 @@ def _elo_and_margin(score: float, stdev: float) -> tuple[float | None, float | N
     return elo, (elo_from_score(high) - elo_from_score(low)) / 2
 
 
+PRIOR_DRAWS = 2.0
+"""Virtual draws per engine in the rating fit: BayesElo's default prior."""
+
+_NATURAL = 400 / math.log(10)
+"""Elo per unit of the natural logarithm of the odds."""
+
+_TOLERANCE = 1e-12
+"""Newton's method ends with a full step once ``gradient·step`` is below this fraction of
+``1 + |log-likelihood|``."""
+
+_MAX_NEWTON_STEPS = 200
+_MAX_STEP = 2.0
+"""Longest move of a rating in one Newton step, in log-odds (347 Elo)."""
+
+_MIN_FRACTION = 2.0**-40
+"""Smallest fraction of a Newton step the backtracking tries."""
+
+
+class Rating(NamedTuple):
+    """A fitted rating and its 95% error margin, in Elo."""
+
+    elo: float
+    elo_error: float
+
+
+def fit_ratings(
+    games: Sequence[Sequence[int]], points: Sequence[Sequence[float]]
+) -> list[Rating | None]:
+    """Maximum-likelihood ratings with BayesElo's prior, as the module docstring describes.
+
+    ``games[i][j]`` counts the games between engines ``i`` and ``j``, ``points[i][j]`` the
+    points ``i`` took in them. An engine without games gets None; the others average 0
+    within each group of engines linked by games. Raises ValueError for inconsistent input.
+    """
+    _check_matrices(games, points)
+    size = len(games)
+    played = [sum(row) for row in games]
+    weight = [[0.0] * size for _ in range(size)]
+    target = [[0.0] * size for _ in range(size)]
+    for i in range(size):
+        for j in range(size):
+            if games[i][j]:
+                virtual = PRIOR_DRAWS / 2 * (games[i][j] / played[i] + games[i][j] / played[j])
+                weight[i][j] = games[i][j] + virtual
+                target[i][j] = points[i][j] + virtual / 2
+    group = _groups(weight)
+    x = _maximise_likelihood(weight, target, group)
+    ratings: list[Rating | None] = []
+    for i in range(size):
+        if not played[i]:
+            ratings.append(None)
+            continue
+        members = [j for j in range(size) if group[j] == group[i]]
+        centre = sum(x[j] for j in members) / len(members)
+        information = sum(
+            weight[i][j] * _sigmoid(x[i] - x[j]) * _sigmoid(x[j] - x[i]) for j in members
+        )
+        error = Z_95 * _NATURAL / math.sqrt(information)
+        ratings.append(Rating(elo=_NATURAL * (x[i] - centre), elo_error=error))
+    return ratings
+
+
+def _check_matrices(games: Sequence[Sequence[int]], points: Sequence[Sequence[float]]) -> None:
+    size = len(games)
+    if len(points) != size or any(len(row) != size for row in [*games, *points]):
+        raise ValueError("games and points must be square matrices of the same size")
+    for i in range(size):
+        for j in range(size):
+            count = games[i][j]
+            if (
+                count != games[j][i]
+                or count < 0
+                or (i == j and count)
+                or not 0 <= points[i][j] <= count
+                or points[i][j] + points[j][i] != count
+            ):
+                raise ValueError(f"inconsistent games or points between engines {i} and {j}")
+
+
+def _groups(weight: list[list[float]]) -> list[int]:
+    """For each engine, the lowest index of the group of engines linked to it by games."""
+    size = len(weight)
+    group = [-1] * size
+    for start in range(size):
+        if group[start] < 0:
+            group[start] = start
+            pending = [start]
+            while pending:
+                i = pending.pop()
+                for j in range(size):
+                    if weight[i][j] and group[j] < 0:
+                        group[j] = start
+                        pending.append(j)
+    return group
+
+
+def _maximise_likelihood(
+    weight: list[list[float]], target: list[list[float]], group: list[int]
+) -> list[float]:
+    """Log-odds ratings maximising the likelihood, each group summing to 0: Newton's method.
+
+    The Hessian is singular along a common shift of a group; adding 1 between every two
+    engines of a group makes the system positive definite and keeps each step's sum over
+    every group at 0, as the gradient's is.
+    """
+    size = len(weight)
+    x = [0.0] * size
+    for _ in range(_MAX_NEWTON_STEPS):
+        value = _log_likelihood(x, target)
+        gradient = [
+            sum(target[i][j] - weight[i][j] * _sigmoid(x[i] - x[j]) for j in range(size))
+            for i in range(size)
+        ]
+        system = [[float(group[i] == group[j]) for j in range(size)] for i in range(size)]
+        for i in range(size):
+            for j in range(size):
+                curvature = weight[i][j] * _sigmoid(x[i] - x[j]) * _sigmoid(x[j] - x[i])
+                system[i][i] += curvature
+                system[i][j] -= curvature
+        step = _solve(system, gradient)
+        gain = sum(g * s for g, s in zip(gradient, step, strict=True))
+        if gain <= _TOLERANCE * (1 + abs(value)):
+            return _moved(x, step, 1.0)
+        fraction = min(1.0, _MAX_STEP / max(abs(si) for si in step))
+        while (
+            _log_likelihood(_moved(x, step, fraction), target) < value + fraction * gain / 4
+            and fraction > _MIN_FRACTION
+        ):
+            fraction /= 2
+        x = _moved(x, step, fraction)
+    return x
+
+
+def _moved(x: list[float], step: list[float], fraction: float) -> list[float]:
+    return [xi + fraction * si for xi, si in zip(x, step, strict=True)]
+
+
+def _log_likelihood(x: list[float], target: list[list[float]]) -> float:
+    """``Σ a_ij·ln σ(x_i - x_j)`` over ordered pairs, with the virtual draws."""
+    return sum(
+        target[i][j] * _log_sigmoid(x[i] - x[j])
+        for i in range(len(x))
+        for j in range(len(x))
+        if target[i][j]
+    )
+
+
+def _sigmoid(z: float) -> float:
+    """``1/(1 + e^-z)``, without overflow."""
+    if z >= 0:
+        return 1 / (1 + math.exp(-z))
+    exp = math.exp(z)
+    return exp / (1 + exp)
+
+
+def _log_sigmoid(z: float) -> float:
+    """``ln(1/(1 + e^-z))``, without overflow."""
+    return min(z, 0.0) - math.log1p(math.exp(-abs(z)))
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """Solve a symmetric positive definite system by Gaussian elimination (no pivoting)."""
+    size = len(vector)
+    rows = [[*row, value] for row, value in zip(matrix, vector, strict=True)]
+    for k in range(size):
+        for i in range(k + 1, size):
+            factor = rows[i][k] / rows[k][k]
+            if factor:
+                for j in range(k, size + 1):
+                    rows[i][j] -= factor * rows[k][j]
+    solution = [0.0] * size
+    for k in reversed(range(size)):
+        known = sum(rows[k][j] * solution[j] for j in range(k + 1, size))
+        solution[k] = (rows[k][size] - known) / rows[k][k]
+    return solution
+
+
 def compute_standings(results: Iterable[GameResult], names: Sequence[str]) -> Standings:
     """Standings, crosstable and head-to-head statistics recomputed from per-game results.
 
@@ -275,11 +487,15 @@ def compute_standings(results: Iterable[GameResult], names: Sequence[str]) -> St
         return 2 * wins + draws, Fraction(2 * wins + draws, 2 * games) if games else Fraction(-1)
 
     order = sorted(range(size), key=order_key, reverse=True)
+    ratings = fit_ratings(
+        [[sum(wdl[a][b]) for b in range(size)] for a in range(size)],
+        [[wdl[a][b][0] + wdl[a][b][1] / 2 for b in range(size)] for a in range(size)],
+    )
     rows: list[StandingRow] = []
     for position, a in enumerate(order):
         wins, draws, losses = totals[a]
         games = wins + draws + losses
-        estimate = wdl_elo(wins, draws, losses)
+        rating = ratings[a]
         rank = position + 1
         if rows and order_key(order[position - 1]) == order_key(a):
             rank = rows[-1].rank
@@ -296,9 +512,9 @@ def compute_standings(results: Iterable[GameResult], names: Sequence[str]) -> St
                 draws=draws,
                 losses=losses,
                 points=wins + draws / 2,
-                score_percent=None if estimate.score is None else 100 * estimate.score,
-                elo=estimate.elo,
-                elo_error=estimate.elo_error,
+                score_percent=100 * (2 * wins + draws) / (2 * games) if games else None,
+                elo=None if rating is None else rating.elo,
+                elo_error=None if rating is None else rating.elo_error,
                 los=los,
             )
         )
@@ -374,7 +590,7 @@ def _elo_cells(
         if available and taken == available:
             return "+inf", "-"
         return ("-inf" if available else "-"), "-"
-    return f"{elo:+.1f}", "inf" if error is None else f"{error:.1f}"
+    return f"{round(elo, 1) + 0.0:+.1f}", "inf" if error is None else f"{error:.1f}"
 
 
 def _percent(value: float | None) -> str:
@@ -391,7 +607,8 @@ def _standings_table(standings: Standings) -> _Table:
         rows.append(cells)
     return _Table(
         title="Standings",
-        note="Elo against the average opponent, ± its 95% margin; "
+        note="Elo: maximum-likelihood Bradley–Terry rating over all games (a draw half a win, "
+        "2 virtual draws per engine as in BayesElo), averaging 0, ± its 95% margin; "
         "LOS: likelihood of being stronger than the next engine, head to head.",
         headers=["Rank", "Engine", "Games", "W", "D", "L", "Points", "Score", "Elo", "±", "LOS"],
         right=[True, False] + [True] * 9,
