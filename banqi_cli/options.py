@@ -2,12 +2,14 @@
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import click
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import DEFAULT_RULES, PRESETS, RuleSet, resolve_rules
+from referee.deals import KeyFileError, default_key_path, load_or_create_key
 from referee.timecontrol import TimeControl
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -102,3 +104,34 @@ def time_control_options(function: F) -> F:
     for option in reversed(options):
         command = option(command)
     return cast(F, command)
+
+
+def run_options(function: F) -> F:
+    """``--seed``, ``--log-traffic`` and ``--key-file``, shared by match and tournament."""
+    options = [
+        click.option(
+            "--seed",
+            type=click.IntRange(0),
+            default=None,
+            help="Run seed: with the same referee key, the same layouts. Default: random.",
+        ),
+        click.option("--log-traffic", is_flag=True, help="Write each game's DCTP transcript."),
+        click.option(
+            "--key-file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Referee key the layouts are derived from (created if missing). "
+            "Default: $BANQI_REFEREE_KEY or ~/.config/banqi/referee.key.",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def referee_key(key_file: Path | None) -> bytes:
+    """The referee key from ``--key-file`` or its default place; a clean error otherwise."""
+    try:
+        return load_or_create_key(key_file or default_key_path())
+    except KeyFileError as error:
+        raise click.ClickException(str(error)) from None

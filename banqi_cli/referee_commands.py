@@ -7,7 +7,7 @@ import click
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
-from referee.deals import KeyFileError, default_key_path, load_or_create_key, new_seed
+from referee.deals import new_seed
 from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
 from referee.match import MatchConfig, play_match
 from referee.reasons import REASON_DOCS
@@ -17,7 +17,7 @@ from referee.storage import GAMES_DIR
 from referee.text_record import read_text_record
 from referee.timecontrol import TimeControl
 
-from .options import RulesType, rules_option, time_control_options
+from .options import RulesType, referee_key, rules_option, run_options, time_control_options
 
 
 def _engine_specs(command_a: str, command_b: str) -> tuple[EngineSpec, EngineSpec]:
@@ -37,10 +37,9 @@ def _engine_specs(command_a: str, command_b: str) -> tuple[EngineSpec, EngineSpe
 
 def _game_line(record: GameRecord, done: int, total: int) -> str:
     a, b = (p.name for p in record.players)
-    score = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[record.winner]
     first = record.players[record.first].name
     return (
-        f"[{done}/{total}] {record.game_id}  {a} {score} {b}  {record.reason.value}: "
+        f"[{done}/{total}] {record.game_id}  {a} {record.score} {b}  {record.reason.value}: "
         f"{record.result} ({record.end_ply} plies, {first} first)"
     )
 
@@ -73,25 +72,12 @@ def _summary(records: list[GameRecord], names: tuple[str, str]) -> list[str]:
 )
 @rules_option
 @time_control_options
-@click.option(
-    "--seed",
-    type=click.IntRange(0),
-    default=None,
-    help="Run seed: with the same referee key, the same layouts. Default: random.",
-)
+@run_options
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Folder for the records. Default: banqi-runs/match-<date>-<time>.",
-)
-@click.option("--log-traffic", is_flag=True, help="Write each game's DCTP transcript.")
-@click.option(
-    "--key-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Referee key that layouts are derived from (created if missing). "
-    "Default: $BANQI_REFEREE_KEY or ~/.config/banqi/referee.key.",
 )
 def match_command(
     command_a: str,
@@ -119,10 +105,7 @@ def match_command(
             f"{out} already holds game records; choose another --out (a match never "
             "overwrites records)"
         )
-    try:
-        key = load_or_create_key(key_file or default_key_path())
-    except KeyFileError as error:
-        raise click.ClickException(str(error)) from None
+    key = referee_key(key_file)
     try:
         (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
     except OSError as error:

@@ -9,7 +9,6 @@ import click
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
-from referee.deals import default_key_path, load_or_create_key
 from referee.engine_spec import split_command
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
@@ -19,7 +18,7 @@ from tournaments.runner import FAILURES, RunEvents
 from tournaments.state import existing_records, locked_run
 from tournaments.stats import Standings, format_standings_text
 
-from .options import rules_option, time_control_options
+from .options import referee_key, rules_option, run_options, time_control_options
 
 DEFAULT_OUT = Path("banqi-runs") / "tournament"
 DEMO_DEFAULTS: dict[str, Any] = {
@@ -99,11 +98,10 @@ class Progress:
         elapsed = time.monotonic() - self.start
         left = (self.total - done) * elapsed / self.played
         a, b = (p.name for p in record.players)
-        score = {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[record.winner]
         leader = standings.rows[0]
         fault = f"  FAULT {record.detail}" if record.reason in FAILURES else ""
         click.echo(
-            f"[{done}/{self.total}] {record.game_id} {a} {score} {b} "
+            f"[{done}/{self.total}] {record.game_id} {a} {record.score} {b} "
             f"{record.reason.value} ({record.end_ply} plies) | elapsed {_clock(elapsed)}, "
             f"left ~{_clock(left)} | leader {leader.name} {leader.points:g}/{leader.games}"
             f"{fault}"
@@ -165,12 +163,7 @@ def play_tournament(
 )
 @rules_option
 @time_control_options
-@click.option(
-    "--seed",
-    type=click.IntRange(0),
-    default=None,
-    help="Run seed (with the referee key: the same layouts). Default: random.",
-)
+@run_options
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -178,14 +171,7 @@ def play_tournament(
     show_default=True,
     help="Run folder; the same folder resumes the run.",
 )
-@click.option("--log-traffic", is_flag=True, help="Write each game's DCTP transcript.")
 @click.option("--quiet", is_flag=True, help="No progress lines; only the final standings.")
-@click.option(
-    "--key-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Referee key the layouts are derived from (created if missing).",
-)
 @click.pass_context
 def tournament_command(
     ctx: click.Context,
@@ -206,9 +192,9 @@ def tournament_command(
 
     Engines come from CONFIG.toml or --engine NAME=COMMAND; with neither, a demo
     between our engine's levels and a random player, at 10 s per side unless
-    --time says otherwise. Standings (Elo with 95%
-    error margins, crosstable, paired statistics) are printed at the end and
-    written to the run folder with every game's record.
+    --time says otherwise. Standings (Elo with 95% error margins, crosstable,
+    paired statistics) are printed at the end and written to the run folder
+    with every game's record.
     """
     try:
         config = _build_config(
@@ -222,7 +208,7 @@ def tournament_command(
             stall_timeout=stall_timeout,
             seed=seed,
         )
-        key = load_or_create_key(key_file or default_key_path())
+        key = referee_key(key_file)
         with locked_run(out):
             standings = play_tournament(config, out, key, log_traffic, quiet)
     except (BanqiError, OSError) as error:

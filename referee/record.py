@@ -71,6 +71,11 @@ class GameRecord(BaseModel):
     detail: str = Field(default="", description="What the fault was, for engine faults.")
     end_ply: int = Field(ge=0, description="Plies played when the game ended.")
 
+    @property
+    def score(self) -> str:
+        """The result from the first listed player's side: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        return {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[self.winner]
+
     def points(self, player: int) -> float:
         """1 for a win, 0.5 for a draw, 0 for a loss."""
         if self.winner is None:
