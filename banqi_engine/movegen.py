@@ -1,65 +1,190 @@
-"""Legal-move generation for every rule set.
+"""Legal-move generation and bulk leaf counting for every rule set.
 
 Moves are ints: ``from << 5 | to``; a flip has from == to (``square * 33``).
 Generation works on the bitboards of a ``Position``: each piece's targets are its
-neighbour mask ANDed with the empty squares and the enemy kinds it may take;
-cannons that jump or slide walk their precomputed rays.
+neighbour mask ANDed with the empty squares and the enemy kinds it may take. A
+cannon that jumps or slides looks its targets up by the occupancy of its rank and
+file, in a table filled as occupancies are met.
+
+Counting builds no children. ``count_leaves`` is perft 1. ``count_two_ply_leaves``
+is perft 2: the opponent's move count on the current board, plus for each move the
+change that move makes to it (a flip changes one square's relations; a step or
+capture changes two squares and the cannon lines through them), and flips are
+summed over all face-down squares at once.
 """
 
-from functools import cache
+from typing import NamedTuple
 
-from .pieces import CANNON, UNDECIDED
+from .pieces import CANNON, KIND_LETTERS, KING, PAWN, UNDECIDED
 from .position import Position
-from .rules import RuleSet, step_capture_masks
-from .squares import FILE_A, FILE_D, NEIGHBOUR_MASKS, RAYS
+from .rules import RuleSet
+from .squares import (
+    ALL_SQUARES,
+    CROSS_MASKS,
+    FILE_A,
+    FILE_D,
+    NEIGHBOUR_MASKS,
+    NEIGHBOURS,
+    NUM_SQUARES,
+    RAYS,
+)
 
 _NOT_FILE_A = ~FILE_A & 0xFFFFFFFF
 _NOT_FILE_D = ~FILE_D & 0xFFFFFFFF
 
 
-@cache
-def _tables(rules: RuleSet) -> tuple[tuple[tuple[int, ...], ...], bool, bool]:
-    """Per attacker kind the target kinds it takes by a step; jumping; sliding."""
-    masks = step_capture_masks(rules)
-    targets = tuple(tuple(t for t in range(7) if mask >> t & 1) for mask in masks)
-    return targets, rules.cannon_capture == "jump", rules.cannon_move == "slide"
+class _Tables(NamedTuple):
+    """What generation and counting need from a rule set."""
+
+    rising: tuple[int, ...]
+    """The kinds from the lowest capture order to the highest."""
+    falling: tuple[int, ...]
+    """The kinds from the highest capture order to the lowest."""
+    jump: bool
+    """Cannons capture by jumping."""
+    slide: bool
+    """Cannons move by sliding."""
+    cannon_and_below: tuple[int, ...]
+    """The cannon and the kinds below it in capture order."""
 
 
-def _capturable(pos: Position, kinds: tuple[int, ...], enemy_base: int) -> int:
-    bb = pos.bb
-    mask = 0
-    for t in kinds:
-        mask |= bb[enemy_base + t]
-    return mask
+_TABLES: dict[int, tuple[RuleSet, _Tables]] = {}
+"""Tables by ``id`` of the rule set, which each entry keeps alive (hashing a rule
+set costs more than a whole leaf count)."""
+_TABLES_LIMIT = 64
 
 
-def _cannon_rays(
-    pos: Position,
-    square: int,
-    enemy: int,
-    jump: bool,
-    slide: bool,
-    captures: list[int],
-    quiet: list[int],
-) -> None:
-    """Append a jumping or sliding cannon's captures and slides along its rays."""
-    board_empty = pos.empty
-    enemy_bb = pos.colour_bb[enemy]
-    base = square << 5
-    for ray in RAYS[square]:
-        index = 0
-        length = len(ray)
-        while index < length and board_empty >> ray[index] & 1:
-            if slide:
-                quiet.append(base | ray[index])
-            index += 1
-        if not jump:
-            continue
-        index += 1
-        while index < length and board_empty >> ray[index] & 1:
-            index += 1
-        if index < length and enemy_bb >> ray[index] & 1:
-            captures.append(base | ray[index])
+def _tables(rules: RuleSet) -> _Tables:
+    entry = _TABLES.get(id(rules))
+    if entry is None:
+        if len(_TABLES) >= _TABLES_LIMIT:
+            _TABLES.clear()
+        falling = tuple(KIND_LETTERS.index(letter) for letter in rules.capture_order)
+        tables = _Tables(
+            falling[::-1],
+            falling,
+            rules.cannon_capture == "jump",
+            rules.cannon_move == "slide",
+            falling[falling.index(CANNON) :],
+        )
+        entry = _TABLES[id(rules)] = (rules, tables)
+    return entry[1]
+
+
+def _prey_masks(bb: list[int], enemy: int, tables: _Tables) -> list[int]:
+    """Per attacker kind, the squares of the pieces ``enemy + kind`` it takes by a step.
+
+    A kind takes every kind at or below its capture order, except that the King
+    never takes a Pawn, a Pawn takes the King, and a jumping cannon takes nothing
+    by a step (the rules' ``step_capture_masks``).
+    """
+    k0, k1, k2, k3, k4, k5, k6 = tables.rising
+    prey = [0] * 7
+    below = prey[k0] = bb[enemy + k0]
+    below = prey[k1] = below | bb[enemy + k1]
+    below = prey[k2] = below | bb[enemy + k2]
+    below = prey[k3] = below | bb[enemy + k3]
+    below = prey[k4] = below | bb[enemy + k4]
+    below = prey[k5] = below | bb[enemy + k5]
+    prey[k6] = below | bb[enemy + k6]
+    prey[KING] &= ~bb[enemy + PAWN]
+    prey[PAWN] |= bb[enemy + KING]
+    if tables.jump:
+        prey[CANNON] = 0
+    return prey
+
+
+def _threat_masks(bb: list[int], own: int, tables: _Tables) -> list[int]:
+    """Per target kind, the squares of the pieces (codes ``own + kind``) that take it by a step."""
+    k0, k1, k2, k3, k4, k5, k6 = tables.falling
+    threats = [0] * 7
+    above = threats[k0] = bb[own + k0]
+    above = threats[k1] = above | bb[own + k1]
+    above = threats[k2] = above | bb[own + k2]
+    above = threats[k3] = above | bb[own + k3]
+    above = threats[k4] = above | bb[own + k4]
+    above = threats[k5] = above | bb[own + k5]
+    threats[k6] = above | bb[own + k6]
+    threats[PAWN] &= ~bb[own + KING]
+    threats[KING] |= bb[own + PAWN]
+    if tables.jump:
+        cannons = ~bb[own + CANNON]
+        for kind in tables.cannon_and_below:
+            threats[kind] &= cannons
+    return threats
+
+
+_CANNON: tuple[dict[int, tuple[int, int, int, int]], ...] = tuple({} for _ in range(NUM_SQUARES))
+"""Per square, ``_cannon`` entries by the occupied squares of its rank and file
+(at most 1024 a square)."""
+
+
+def _cannon(square: int, occupied: int) -> tuple[int, int, int, int]:
+    """Jump targets, slide targets, slide count and reach of a cannon on ``square``.
+
+    The reach is every square up to the second occupied one along each line: only
+    changes there can change the cannon's moves. ``occupied`` may be any int whose
+    bits on the square's rank and file are the occupied squares (``~empty`` will do).
+    """
+    key = occupied & CROSS_MASKS[square]
+    table = _CANNON[square]
+    entry = table.get(key)
+    if entry is None:
+        jumps = slides = reach = 0
+        for ray in RAYS[square]:
+            screen = False
+            for target in ray:
+                reach |= 1 << target
+                if not key >> target & 1:
+                    if not screen:
+                        slides |= 1 << target
+                elif screen:
+                    jumps |= 1 << target
+                    break
+                else:
+                    screen = True
+        entry = table[key] = (jumps, slides, slides.bit_count(), reach)
+    return entry
+
+
+def _pairs(pieces: int, targets: int) -> int:
+    """Number of (piece, target) pairs one orthogonal step apart (``pieces`` not 0)."""
+    if not pieces & (pieces - 1):
+        return (NEIGHBOUR_MASKS[pieces.bit_length() - 1] & targets).bit_count()
+    return (
+        ((pieces << 4) & targets).bit_count()
+        + ((pieces >> 4) & targets).bit_count()
+        + (((pieces & _NOT_FILE_D) << 1) & targets).bit_count()
+        + (((pieces & _NOT_FILE_A) >> 1) & targets).bit_count()
+    )
+
+
+def _around(squares: int) -> int:
+    """The squares one orthogonal step from any of ``squares``."""
+    return (
+        squares << 4 | squares >> 4 | (squares & _NOT_FILE_D) << 1 | (squares & _NOT_FILE_A) >> 1
+    ) & ALL_SQUARES
+
+
+def _two_steps(square: int) -> dict[int, tuple[int, int]]:
+    """For each set of neighbours of ``square``: the squares next to one of them and
+    the squares next to two of them, ``square`` itself left out."""
+    table = {}
+    near = NEIGHBOURS[square]
+    for subset in range(1 << len(near)):
+        chosen = [n for i, n in enumerate(near) if subset >> i & 1]
+        once = twice = 0
+        for neighbour in chosen:
+            beyond = NEIGHBOUR_MASKS[neighbour] & ~(1 << square)
+            twice |= once & beyond
+            once |= beyond
+        table[sum(1 << n for n in chosen)] = (once, twice)
+    return table
+
+
+_TWO_STEPS = tuple(_two_steps(square) for square in range(NUM_SQUARES))
+"""Per square, ``_two_steps``: summing a count over the neighbours in a set is two
+popcounts."""
 
 
 def generate_moves(pos: Position, rules: RuleSet) -> list[int]:
@@ -68,16 +193,18 @@ def generate_moves(pos: Position, rules: RuleSet) -> list[int]:
     quiet: list[int] = []
     side = pos.side
     if side != UNDECIDED:
-        targets, jump, slide = _tables(rules)
-        enemy = side ^ 1
-        enemy_base = enemy * 7
+        tables = _tables(rules)
+        jump = tables.jump
+        slide = tables.slide
+        enemy_bb = pos.colour_bb[side ^ 1]
         empty = pos.empty
         bb = pos.bb
+        prey = _prey_masks(bb, (side ^ 1) * 7, tables)
         for kind in range(7):
             pieces = bb[side * 7 + kind]
             if not pieces:
                 continue
-            capturable = _capturable(pos, targets[kind], enemy_base)
+            capturable = prey[kind]
             special = kind == CANNON and (jump or slide)
             while pieces:
                 low = pieces & -pieces
@@ -86,15 +213,17 @@ def generate_moves(pos: Position, rules: RuleSet) -> list[int]:
                 base = square << 5
                 near = NEIGHBOUR_MASKS[square]
                 hits = near & capturable
+                steps = near & empty
+                if special:
+                    jumps, slides, _, _ = _cannon(square, ~empty)
+                    if jump:
+                        hits |= jumps & enemy_bb
+                    if slide:
+                        steps = slides
                 while hits:
                     low = hits & -hits
                     captures.append(base | (low.bit_length() - 1))
                     hits ^= low
-                if special:
-                    _cannon_rays(pos, square, enemy, jump, slide, captures, quiet)
-                    if slide:
-                        continue
-                steps = near & empty
                 while steps:
                     low = steps & -steps
                     quiet.append(base | (low.bit_length() - 1))
@@ -107,51 +236,48 @@ def generate_moves(pos: Position, rules: RuleSet) -> list[int]:
     return captures + quiet
 
 
-def _shift_count(pieces: int, target: int) -> int:
-    """Number of (piece, target) pairs one orthogonal step apart."""
-    return (
-        ((pieces << 4) & target).bit_count()
-        + ((pieces >> 4) & target).bit_count()
-        + (((pieces & _NOT_FILE_D) << 1) & target).bit_count()
-        + (((pieces & _NOT_FILE_A) >> 1) & target).bit_count()
-    )
+def _moves_of(pos: Position, colour: int, prey: list[int], tables: _Tables) -> int:
+    """Number of moves and captures (no flips) ``colour`` would have on this board.
+
+    ``prey`` is ``_prey_masks`` of the other colour's pieces.
+    """
+    bb = pos.bb
+    board = pos.board
+    empty = pos.empty
+    own = colour * 7
+    mine = pos.colour_bb[colour]
+    walkers = mine
+    total = 0
+    if tables.jump or tables.slide:
+        cannons = bb[own + CANNON]
+        if tables.slide:
+            walkers ^= cannons
+        theirs = pos.colour_bb[colour ^ 1]
+        while cannons:
+            low = cannons & -cannons
+            cannons ^= low
+            jumps, _, slides, _ = _cannon(low.bit_length() - 1, ~empty)
+            total += (jumps & theirs).bit_count() * tables.jump + slides * tables.slide
+    if walkers:
+        total += _pairs(walkers, empty)
+    contact = mine & _around(pos.colour_bb[colour ^ 1])
+    near = NEIGHBOUR_MASKS
+    while contact:
+        low = contact & -contact
+        contact ^= low
+        square = low.bit_length() - 1
+        total += (near[square] & prey[board[square] - own]).bit_count()
+    return total
 
 
 def count_leaves(pos: Position, rules: RuleSet) -> int:
     """perft(pos, 1) without generating: each flip counts once per piece type face down."""
-    types = 0
-    for count in pos.pool:
-        if count:
-            types += 1
-    total = pos.hidden.bit_count() * types
+    total = pos.hidden.bit_count() * (14 - pos.pool.count(0))
     side = pos.side
     if side == UNDECIDED:
         return total
-    targets, jump, slide = _tables(rules)
-    enemy_base = (side ^ 1) * 7
-    bb = pos.bb
-    walkers = pos.colour_bb[side]
-    for kind in range(7):
-        pieces = bb[side * 7 + kind]
-        if not pieces:
-            continue
-        if kind == CANNON and (jump or slide):
-            if slide:
-                walkers ^= pieces
-            found: list[int] = []
-            while pieces:
-                low = pieces & -pieces
-                pieces ^= low
-                _cannon_rays(pos, low.bit_length() - 1, side ^ 1, jump, slide, found, found)
-            total += len(found)
-            if not jump:
-                capturable = _capturable(pos, targets[kind], enemy_base)
-                total += _shift_count(bb[side * 7 + kind], capturable)
-            continue
-        capturable = _capturable(pos, targets[kind], enemy_base)
-        if capturable:
-            total += _shift_count(pieces, capturable)
-    return total + _shift_count(walkers, pos.empty)
+    tables = _tables(rules)
+    return total + _moves_of(pos, side, _prey_masks(pos.bb, (side ^ 1) * 7, tables), tables)
 
 
 def has_legal_move(pos: Position, rules: RuleSet) -> bool:
@@ -159,3 +285,289 @@ def has_legal_move(pos: Position, rules: RuleSet) -> bool:
     if pos.hidden:
         return True
     return count_leaves(pos, rules) > 0
+
+
+def count_two_ply_leaves(pos: Position, rules: RuleSet) -> int:
+    """perft(pos, 2) without making any move."""
+    tables = _tables(rules)
+    side = pos.side
+    bb = pos.bb
+    if side == UNDECIDED:
+        total = 0
+        for mover in (0, 1):
+            foe = mover ^ 1
+            foe_prey = _prey_masks(bb, mover * 7, tables)
+            foe_moves = _moves_of(pos, foe, foe_prey, tables)
+            threats = _threat_masks(bb, foe * 7, tables)
+            total += _flip_children(
+                pos, tables, mover, foe_moves, foe_prey, threats, mover * 7, mover * 7 + 7
+            )
+        return total
+    foe = side ^ 1
+    foe_prey = _prey_masks(bb, side * 7, tables)
+    threats = _threat_masks(bb, foe * 7, tables)
+    foe_moves = _moves_of(pos, foe, foe_prey, tables)
+    total = _step_children(pos, tables, foe_moves, foe_prey, threats)
+    if pos.hidden:
+        total += _flip_children(pos, tables, side, foe_moves, foe_prey, threats, 0, 14)
+    return total
+
+
+def _jump_pairs(sources: int, targets: int, occupied: int) -> int:
+    """Number of (source, target) pairs a jump apart, sources and targets occupied.
+
+    The relation is symmetric: the loop runs over the smaller of the two sets.
+    """
+    if sources.bit_count() > targets.bit_count():
+        sources, targets = targets, sources
+    total = 0
+    while sources:
+        low = sources & -sources
+        sources ^= low
+        total += (_cannon(low.bit_length() - 1, occupied)[0] & targets).bit_count()
+    return total
+
+
+def _flip_children(
+    pos: Position,
+    tables: _Tables,
+    mover: int,
+    foe_moves: int,
+    foe_prey: list[int],
+    threats: list[int],
+    first: int,
+    last: int,
+) -> int:
+    """Leaves two plies down through ``mover`` flipping a face-down square to a piece
+    code from ``first`` to ``last - 1``.
+
+    A flip leaves the occupancy as it is, so the opponent's count in a child is its
+    flips, ``foe_moves``, and what the revealed piece adds: its own moves if it is
+    the opponent's (``foe_prey`` per kind), or the opponent's captures of it if it is
+    the mover's (``threats`` per kind, and jumping cannons).
+    """
+    jump = tables.jump
+    pool = pos.pool
+    hidden = pos.hidden
+    empty = pos.empty
+    total = kinds = single = 0
+    walks = jumped = -1
+    for piece in range(first, last):
+        if not pool[piece]:
+            continue
+        kinds += 1
+        single += pool[piece] == 1
+        kind = piece % 7
+        if piece // 7 == mover:
+            if threats[kind]:
+                total += _pairs(hidden, threats[kind])
+            if jump:
+                if jumped < 0:
+                    jumped = _jump_pairs(pos.bb[(mover ^ 1) * 7 + CANNON], hidden, ~empty)
+                total += jumped
+            continue
+        if foe_prey[kind]:
+            total += _pairs(hidden, foe_prey[kind])
+        if kind == CANNON and (jump or tables.slide):
+            if jump:
+                total += _jump_pairs(hidden, pos.colour_bb[mover], ~empty)
+            if tables.slide:
+                rest = hidden
+                while rest:
+                    low = rest & -rest
+                    rest ^= low
+                    total += _cannon(low.bit_length() - 1, ~empty)[2]
+                continue
+        if walks < 0:
+            walks = _pairs(hidden, empty)
+        total += walks
+    count = hidden.bit_count()
+    types = 14 - pool.count(0)
+    return total + count * ((count - 1) * (kinds * types - single) + kinds * foe_moves)
+
+
+_FAR_PIECES_CHECK = 4
+"""From this many pieces on, ``_step_children`` first sets aside those far from the
+opponent; with fewer, looking for them costs more than it saves."""
+
+
+def _step_children(
+    pos: Position, tables: _Tables, foe_moves: int, foe_prey: list[int], threats: list[int]
+) -> int:
+    """Leaves two plies down through the moves and captures of the side to move.
+
+    The opponent's count in a child is ``foe_moves`` plus a local change: squares
+    next to the source gain an empty square and lose a target, squares next to the
+    destination the opposite, a captured piece's own moves go, and every opponent
+    cannon whose reach holds either square is counted again. A piece three steps or
+    more from every opponent piece changes nothing but the cannons' counts.
+    """
+    jump = tables.jump
+    slide = tables.slide
+    bb = pos.bb
+    board = pos.board
+    empty = pos.empty
+    side = pos.side
+    foe = side ^ 1
+    own = side * 7
+    enemy = foe * 7
+    own_bb = pos.colour_bb[side]
+    foe_bb = pos.colour_bb[foe]
+    special = jump or slide
+    own_cannons = bb[own + CANNON] if special else 0
+    foe_cannons = bb[enemy + CANNON] if special else 0
+    walkers = foe_bb ^ foe_cannons if slide else foe_bb
+    cannons: list[tuple[int, int, int]] = []
+    lines = 0
+    rest = foe_cannons
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        square = low.bit_length() - 1
+        jumps, _, slides, reach = _cannon(square, ~empty)
+        cannons.append((square, (jumps & own_bb).bit_count() * jump + slides * slide, reach))
+        lines |= reach | low
+    moves = change = 0
+    near = NEIGHBOUR_MASKS
+    pieces = own_bb
+    if pieces.bit_count() >= _FAR_PIECES_CHECK:
+        zone = _around(foe_bb)
+        zone |= _around(zone)
+        far = pieces & ~zone & ~own_cannons
+        if far:
+            pieces ^= far
+            moves = _pairs(far, empty)
+            if lines:
+                change = _far_cannons_change(far, cannons, lines, empty, own_bb, tables)
+    prey = _prey_masks(bb, enemy, tables) if pieces else foe_prey
+    two_steps = _TWO_STEPS
+    while pieces:
+        frm_bit = pieces & -pieces
+        pieces ^= frm_bit
+        frm = frm_bit.bit_length() - 1
+        kind = board[frm] - own
+        chasers = threats[kind]
+        around = near[frm]
+        here = (around & walkers).bit_count() - (around & chasers).bit_count()
+        hits = around & prey[kind]
+        steps = around & empty
+        slider = False
+        if frm_bit & own_cannons:
+            jumps, slides, _, _ = _cannon(frm, ~empty)
+            if jump:
+                hits |= jumps & foe_bb
+            if slide:
+                steps = slides
+                slider = True
+        if steps:
+            count = steps.bit_count()
+            moves += count
+            change += count * here
+            if slider:
+                rest = steps
+                while rest:
+                    there = near[(rest & -rest).bit_length() - 1]
+                    rest &= rest - 1
+                    change += (there & chasers).bit_count() - (there & walkers).bit_count()
+            else:
+                once, twice = two_steps[frm][steps]
+                change += (
+                    (once & chasers).bit_count()
+                    + (twice & chasers).bit_count()
+                    - (once & walkers).bit_count()
+                    - (twice & walkers).bit_count()
+                )
+            if lines & (frm_bit | steps):
+                change += _cannons_quiet_change(cannons, frm_bit, steps, empty, own_bb, tables)
+        while hits:
+            to_bit = hits & -hits
+            hits ^= to_bit
+            moves += 1
+            to = to_bit.bit_length() - 1
+            there = near[to]
+            gone = ~to_bit
+            change += (
+                (around & walkers & gone).bit_count()
+                - (around & chasers & gone).bit_count()
+                + (there & chasers).bit_count()
+                - (there & foe_prey[board[to] - enemy]).bit_count()
+            )
+            if walkers & to_bit:
+                change -= (there & empty).bit_count()
+            if lines & (frm_bit | to_bit):
+                change += _cannons_capture_change(cannons, frm_bit, to, empty, own_bb, tables)
+    return moves * (pos.hidden.bit_count() * (14 - pos.pool.count(0)) + foe_moves) + change
+
+
+def _far_cannons_change(
+    far: int,
+    cannons: list[tuple[int, int, int]],
+    lines: int,
+    empty: int,
+    own_bb: int,
+    tables: _Tables,
+) -> int:
+    """The cannons' part of the change of the steps of ``far`` pieces (see ``_step_children``)."""
+    change = 0
+    far &= lines | _around(empty & lines)
+    while far:
+        frm_bit = far & -far
+        far ^= frm_bit
+        steps = NEIGHBOUR_MASKS[frm_bit.bit_length() - 1] & empty
+        change += _cannons_quiet_change(cannons, frm_bit, steps, empty, own_bb, tables)
+    return change
+
+
+def _cannons_quiet_change(
+    cannons: list[tuple[int, int, int]],
+    frm_bit: int,
+    steps: int,
+    empty: int,
+    own_bb: int,
+    tables: _Tables,
+) -> int:
+    """How the opponent cannons' moves change, summed over the moves of the piece on
+    ``frm_bit`` to the empty squares ``steps``."""
+    jump = tables.jump
+    slide = tables.slide
+    change = 0
+    left = ~(empty ^ frm_bit)
+    targets = own_bb ^ frm_bit
+    for square, before, reach in cannons:
+        moved = steps if reach & frm_bit else steps & reach
+        if not moved:
+            continue
+        table = _CANNON[square]
+        cross = CROSS_MASKS[square]
+        change -= before * moved.bit_count()
+        while moved:
+            to_bit = moved & -moved
+            moved ^= to_bit
+            key = (left ^ to_bit) & cross
+            jumps, _, slides, _ = table.get(key) or _cannon(square, key)
+            change += (jumps & (targets ^ to_bit)).bit_count() * jump + slides * slide
+    return change
+
+
+def _cannons_capture_change(
+    cannons: list[tuple[int, int, int]],
+    frm_bit: int,
+    to: int,
+    empty: int,
+    own_bb: int,
+    tables: _Tables,
+) -> int:
+    """How the opponent cannons' moves change when the piece on ``frm_bit`` takes ``to``."""
+    to_bit = 1 << to
+    change = 0
+    for square, before, reach in cannons:
+        if square == to:
+            change -= before
+        elif reach & (frm_bit | to_bit):
+            jumps, _, slides, _ = _cannon(square, ~(empty ^ frm_bit))
+            change += (
+                (jumps & (own_bb ^ frm_bit ^ to_bit)).bit_count() * tables.jump
+                + slides * tables.slide
+                - before
+            )
+    return change

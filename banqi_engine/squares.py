@@ -58,6 +58,8 @@ NEIGHBOUR_MASKS: Final = tuple(sum(1 << n for n in ns) for ns in NEIGHBOURS)
 """NEIGHBOURS as bitboards."""
 RAYS: Final = tuple(_rays(s) for s in range(NUM_SQUARES))
 """For each square, the non-empty lines of squares going away from it, nearest first."""
+CROSS_MASKS: Final = tuple(sum(1 << s for ray in rays for s in ray) for rays in RAYS)
+"""For each square, every other square of its rank and file, as a bitboard."""
 
 
 def iter_bits(bitboard: int) -> list[int]:

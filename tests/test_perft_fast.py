@@ -1,0 +1,169 @@
+"""The bulk counters and the deep perft against the plain perft on many seeded positions.
+
+``count_two_ply_leaves`` (perft 2 without making moves) and ``perft`` at depths 3
+and 4 (with its transposition table) must equal the plain perft of
+``plain_rules`` on positions from random playouts and placements, for the four
+presets and for rule sets mixing the cannon options.
+"""
+
+import random
+
+import pytest
+from plain_rules import PlainState, board_text, parse_state, perft
+from test_movegen_differential import PRESET_NAMES, corpus, placement_position, random_rule_set
+
+import banqi_engine.perft as perft_module
+from banqi_engine.movegen import _prey_masks, _tables, _threat_masks, count_two_ply_leaves
+from banqi_engine.perft import perft as fast_perft
+from banqi_engine.pieces import EMPTY, HIDDEN, PIECE_LETTERS, UNDECIDED
+from banqi_engine.position import Position, parse_position
+from banqi_engine.rules import PRESETS, RuleSet, step_capture_masks
+
+CANNON_OPTIONS = [(capture, move) for capture in ("jump", "step") for move in ("step", "slide")]
+
+
+def plain_of(rules: RuleSet) -> tuple[str, str, str]:
+    return rules.capture_order, rules.cannon_capture, rules.cannon_move
+
+
+def check_two_plies(text: str, rules: RuleSet) -> None:
+    pos = parse_position(text)
+    before = (pos.to_string(), pos.hash)
+    expected = perft(parse_state(text), 2, *plain_of(rules))
+    assert count_two_ply_leaves(pos, rules) == expected, f"{plain_of(rules)}: {text}"
+    assert (pos.to_string(), pos.hash) == before, text
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_two_plies_on_the_corpus(preset: str) -> None:
+    for text in corpus(preset)[::5]:
+        check_two_plies(text, PRESETS[preset])
+
+
+@pytest.mark.parametrize(("capture", "move"), CANNON_OPTIONS)
+def test_two_plies_under_mixed_cannon_rules(capture: str, move: str) -> None:
+    rng = random.Random(f"{capture}-{move}")
+    for index in range(3):
+        order = list("KGMRNCP")
+        rng.shuffle(order)
+        rules = RuleSet(
+            name="mixed", capture_order="".join(order), cannon_capture=capture, cannon_move=move
+        )
+        for preset in PRESET_NAMES:
+            for text in corpus(preset)[index::37]:
+                check_two_plies(text, rules)
+
+
+def sparse_position(rng: random.Random) -> str:
+    """A placement with few pieces, so that the plain perft stays cheap at depth 4."""
+    while True:
+        text = placement_position(rng)
+        board = text.split()[0]
+        if sum(c != "-" for c in board) <= 9 and text.split()[1] != "-":
+            return text
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_deeper_perft_against_plain(preset: str) -> None:
+    rules = PRESETS[preset]
+    plain = plain_of(rules)
+    texts = corpus(preset)
+    rng = random.Random(PRESET_NAMES.index(preset) + 31)
+    for text in [t for t in texts if t.split()[0].count("X") <= 6][7::151]:
+        assert fast_perft(parse_position(text), rules, 3) == perft(parse_state(text), 3, *plain)
+    for _ in range(6):
+        text = sparse_position(rng)
+        pos = parse_position(text)
+        before = (pos.to_string(), pos.hash)
+        assert fast_perft(pos, rules, 4) == perft(parse_state(text), 4, *plain), text
+        assert (pos.to_string(), pos.hash) == before, text
+
+
+def test_random_rule_sets_three_plies() -> None:
+    rng = random.Random(77)
+    texts = [sparse_position(rng) for _ in range(12)]
+    for _ in range(6):
+        rules = random_rule_set(rng)
+        for text in texts:
+            expected = perft(parse_state(text), 3, *plain_of(rules))
+            assert fast_perft(parse_position(text), rules, 3) == expected, (plain_of(rules), text)
+
+
+def test_a_small_table_that_fills_up_gives_the_same_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = "nM--/----/kg--/---c/prgp/-X--/-r--/Xm-m b 00001000000001"
+    rules = PRESETS["olympiad"]
+    full = fast_perft(parse_position(text), rules, 5)
+    monkeypatch.setattr(perft_module, "TABLE_LIMIT", 7)
+    assert fast_perft(parse_position(text), rules, 5) == full == 443406
+
+
+def undecided_with_pieces(rng: random.Random) -> tuple[Position, PlainState]:
+    """Colours undecided but pieces face up: refused by the parser, still countable."""
+    state = parse_state(placement_position(rng))
+    board = list(state.board)
+    return (
+        Position(
+            [
+                PIECE_LETTERS.index(c) if c in PIECE_LETTERS else HIDDEN if c == "X" else EMPTY
+                for c in board
+            ],
+            list(state.pool),
+            UNDECIDED,
+        ),
+        PlainState(state.board, "-", state.pool),
+    )
+
+
+def test_two_plies_with_undecided_colours() -> None:
+    rng = random.Random(5)
+    for preset in PRESET_NAMES:
+        rules = PRESETS[preset]
+        for _ in range(40):
+            pos, state = undecided_with_pieces(rng)
+            expected = perft(state, 2, *plain_of(rules))
+            assert count_two_ply_leaves(pos, rules) == expected, (preset, board_text(state.board))
+            if sum(c != "-" for c in state.board) <= 9:
+                assert fast_perft(pos, rules, 3) == perft(state, 3, *plain_of(rules))
+    opening = parse_position("XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX - 12222251222225")
+    assert count_two_ply_leaves(opening, PRESETS["olympiad"]) == 192448
+
+
+def test_two_plies_with_one_piece_type_left() -> None:
+    rules = PRESETS["olympiad"]
+    for text in (
+        "----/----/----/----/----/----/-c--/XXX- r 00000000000003",
+        "----/----/----/----/----/----/-C--/XXX- r 00000000000003",
+        "----/--X-/----/----/--c-/----/----/-C-X b 00000100000001",
+        "----/----/----/----/----/----/----/R--- b 00000000000000",
+    ):
+        check_two_plies(text, rules)
+        for preset in PRESET_NAMES:
+            check_two_plies(text, PRESETS[preset])
+
+
+def test_capture_masks_follow_the_rules() -> None:
+    rng = random.Random(11)
+    rule_sets = [PRESETS[p] for p in PRESET_NAMES] + [random_rule_set(rng) for _ in range(30)]
+    for rules in rule_sets:
+        tables = _tables(rules)
+        masks = step_capture_masks(rules)
+        for _ in range(20):
+            bb = [0] * 16
+            for square in range(32):
+                bb[rng.randrange(16)] |= 1 << square
+            for base in (0, 7):
+                prey = _prey_masks(bb, base, tables)
+                threats = _threat_masks(bb, base, tables)
+                for kind in range(7):
+                    union = 0
+                    for target in range(7):
+                        if masks[kind] >> target & 1:
+                            union |= bb[base + target]
+                    assert prey[kind] == union, (rules, kind)
+                    union = 0
+                    for attacker in range(7):
+                        if masks[attacker] >> kind & 1:
+                            union |= bb[base + attacker]
+                    assert threats[kind] == union, (rules, kind)
