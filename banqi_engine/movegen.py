@@ -189,6 +189,21 @@ popcounts."""
 
 def generate_moves(pos: Position, rules: RuleSet) -> list[int]:
     """Every legal action of the side to move: captures, then moves, then flips."""
+    return _generate(pos, rules, quiet_too=True)
+
+
+def generate_captures(pos: Position, rules: RuleSet) -> list[int]:
+    """The captures of the side to move (for a capture search)."""
+    return _generate(pos, rules, quiet_too=False)
+
+
+def jump_targets(square: int, occupied: int) -> int:
+    """Squares a jumping cannon on ``square`` could land on over exactly one screen,
+    whatever stands there (``occupied``: the occupied squares, e.g. ``~pos.empty``)."""
+    return _cannon(square, occupied)[0]
+
+
+def _generate(pos: Position, rules: RuleSet, quiet_too: bool) -> list[int]:
     captures: list[int] = []
     quiet: list[int] = []
     side = pos.side
@@ -224,10 +239,14 @@ def generate_moves(pos: Position, rules: RuleSet) -> list[int]:
                     low = hits & -hits
                     captures.append(base | (low.bit_length() - 1))
                     hits ^= low
+                if not quiet_too:
+                    continue
                 while steps:
                     low = steps & -steps
                     quiet.append(base | (low.bit_length() - 1))
                     steps ^= low
+    if not quiet_too:
+        return captures
     hidden = pos.hidden
     while hidden:
         low = hidden & -hidden

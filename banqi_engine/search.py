@@ -30,11 +30,11 @@ from typing import Final
 from .errors import MoveError
 from .evaluation import Evaluator, base_values
 from .game import Game
-from .movegen import generate_moves
-from .pieces import CANNON, EMPTY, UNDECIDED
+from .movegen import generate_captures, generate_moves, jump_targets
+from .pieces import EMPTY, UNDECIDED
 from .position import Position, parse_position
-from .rules import PRESETS, RuleSet, step_capture_masks
-from .squares import NEIGHBOUR_MASKS, NUM_SQUARES, RAYS
+from .rules import PRESETS, RuleSet
+from .squares import NEIGHBOUR_MASKS, NUM_SQUARES
 
 MATE: Final = 100_000.0
 MATE_THRESHOLD: Final = MATE - 1_000.0
@@ -131,8 +131,6 @@ class Searcher:
         self.rules = rules
         self.evaluator = Evaluator(rules)
         self.values = base_values(rules)
-        masks = step_capture_masks(rules)
-        self.step_targets = tuple(tuple(t for t in range(7) if mask >> t & 1) for mask in masks)
         self.jump = rules.cannon_capture == "jump"
         self.limit = rules.no_progress_limit
         self.tt: dict[int, tuple[int, int, float, int]] = {}
@@ -263,17 +261,7 @@ class Searcher:
     @staticmethod
     def _jump_contact(square: int, empty: int, face_up: int) -> bool:
         """Whether a face-up piece stands one screen away from ``square`` on a line."""
-        for ray in RAYS[square]:
-            index = 0
-            length = len(ray)
-            while index < length and empty >> ray[index] & 1:
-                index += 1
-            index += 1
-            while index < length and empty >> ray[index] & 1:
-                index += 1
-            if index < length and face_up >> ray[index] & 1:
-                return True
-        return False
+        return bool(jump_targets(square, ~empty) & face_up)
 
     # -- interior --------------------------------------------------------------------
 
@@ -479,52 +467,7 @@ class Searcher:
 
     def _captures(self) -> list[int]:
         """The captures of the side to move."""
-        pos = self.pos
-        side = pos.side
-        enemy = side ^ 1
-        enemy_bb = pos.colour_bb[enemy]
-        if not enemy_bb:
-            return []
-        bb = pos.bb
-        enemy_base = enemy * 7
-        own_base = side * 7
-        empty = pos.empty
-        found: list[int] = []
-        for kind in range(7):
-            pieces = bb[own_base + kind]
-            if not pieces:
-                continue
-            if kind == CANNON and self.jump:
-                while pieces:
-                    low = pieces & -pieces
-                    pieces ^= low
-                    square = low.bit_length() - 1
-                    for ray in RAYS[square]:
-                        index = 0
-                        length = len(ray)
-                        while index < length and empty >> ray[index] & 1:
-                            index += 1
-                        index += 1
-                        while index < length and empty >> ray[index] & 1:
-                            index += 1
-                        if index < length and enemy_bb >> ray[index] & 1:
-                            found.append(square << 5 | ray[index])
-                continue
-            capturable = 0
-            for target in self.step_targets[kind]:
-                capturable |= bb[enemy_base + target]
-            if not capturable:
-                continue
-            while pieces:
-                low = pieces & -pieces
-                pieces ^= low
-                square = low.bit_length() - 1
-                hits = NEIGHBOUR_MASKS[square] & capturable
-                while hits:
-                    bit = hits & -hits
-                    hits ^= bit
-                    found.append(square << 5 | (bit.bit_length() - 1))
-        return found
+        return generate_captures(self.pos, self.rules)
 
 
 class SearchPlayer:
