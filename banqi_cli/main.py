@@ -4,6 +4,7 @@ import click
 
 from banqi_engine import __version__
 
+from .bench_referee import bench_referee_command
 from .engine import engine_command
 from .perft_commands import bench, perft_command
 from .referee_commands import match_command, reasons_command, replay_command
@@ -19,6 +20,7 @@ def cli() -> None:
 cli.add_command(engine_command)
 cli.add_command(perft_command)
 cli.add_command(bench)
+bench.add_command(bench_referee_command)
 cli.add_command(match_command)
 cli.add_command(replay_command)
 cli.add_command(reasons_command)
