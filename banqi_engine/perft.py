@@ -1,12 +1,13 @@
 """Perft: count the leaves of the game tree to check move generation.
 
 A flip expands into one child per distinct piece type still face down; draw rules
-are ignored. The last two plies are counted in bulk by ``count_two_ply_leaves``.
+are ignored. The last two plies are counted in bulk by ``count_two_ply_leaves``
+(summed over a node's children by ``count_three_ply_leaves`` where no table is kept).
 """
 
 from collections.abc import Callable
 
-from .movegen import count_leaves, count_two_ply_leaves, generate_moves
+from .movegen import count_leaves, count_three_ply_leaves, count_two_ply_leaves, generate_moves
 from .position import Position
 from .rules import RuleSet
 
@@ -18,7 +19,9 @@ def perft(pos: Position, rules: RuleSet, depth: int) -> int:
     """Leaf count of the tree ``depth`` plies below ``pos``.
 
     From depth 4 on, counts of nodes below the root are kept in a transposition
-    table for the call: the same node is met again by other move orders.
+    table for the call, where the same node can be met again by another move order:
+    three plies or more down, or two flips down (two plies with a move in them
+    cannot reach one node by two paths).
     """
     if depth == 0:
         return 1
@@ -27,13 +30,16 @@ def perft(pos: Position, rules: RuleSet, depth: int) -> int:
     if depth == 2:
         return count_two_ply_leaves(pos, rules)
     if depth == 3:
-        return _sum_children(pos, rules, lambda child: count_two_ply_leaves(child, rules))
+        return count_three_ply_leaves(pos, rules)
     table: dict[bytes, int] = {}
-    return _sum_children(pos, rules, lambda child: _through_table(child, rules, depth - 1, table))
+    return _sum_children(
+        pos, rules, lambda child, flip: _below(child, rules, depth - 1, 1, flip, table)
+    )
 
 
-def _sum_children(pos: Position, rules: RuleSet, count: Callable[[Position], int]) -> int:
-    """Sum of ``count`` over the children of ``pos``, each made and unmade in turn."""
+def _sum_children(pos: Position, rules: RuleSet, count: Callable[[Position, bool], int]) -> int:
+    """Sum of ``count(child, whether the ply was a flip)`` over the children of
+    ``pos``, each made and unmade in turn."""
     total = 0
     pool = pos.pool
     for move in generate_moves(pos, rules):
@@ -42,31 +48,46 @@ def _sum_children(pos: Position, rules: RuleSet, count: Callable[[Position], int
             for piece in range(14):
                 if pool[piece]:
                     pos.make_flip(frm, piece)
-                    total += count(pos)
+                    total += count(pos, True)
                     pos.unmake()
         else:
             pos.make_move(move)
-            total += count(pos)
+            total += count(pos, False)
             pos.unmake()
     return total
 
 
-def _through_table(pos: Position, rules: RuleSet, depth: int, table: dict[bytes, int]) -> int:
-    """The count of a node ``depth`` >= 2 plies deep, looked up in ``table`` by the
-    exact board, pool, side to move and depth."""
+def _below(
+    pos: Position, rules: RuleSet, depth: int, ply: int, flips: bool, table: dict[bytes, int]
+) -> int:
+    """The count of a node ``depth`` >= 2 plies deep and ``ply`` plies below the root
+    (all of them flips if ``flips``), looked up in ``table`` by the exact board,
+    pool, side to move and depth where another path can reach it."""
+    if ply < 3 and not (ply == 2 and flips):
+        return _expand(pos, rules, depth, ply, flips, table)
     key = bytes(pos.board + pos.pool + [pos.side, depth])
     total = table.get(key)
     if total is None:
-        if depth == 2:
-            total = count_two_ply_leaves(pos, rules)
-        else:
-            total = _sum_children(
-                pos, rules, lambda child: _through_table(child, rules, depth - 1, table)
-            )
+        total = _expand(pos, rules, depth, ply, flips, table)
         if len(table) >= TABLE_LIMIT:
             table.clear()
         table[key] = total
     return total
+
+
+def _expand(
+    pos: Position, rules: RuleSet, depth: int, ply: int, flips: bool, table: dict[bytes, int]
+) -> int:
+    """The count of a node as in ``_below``, without looking it up."""
+    if depth == 2:
+        return count_two_ply_leaves(pos, rules)
+    if depth == 3 and ply == 1 and not flips:
+        return count_three_ply_leaves(pos, rules)
+    return _sum_children(
+        pos,
+        rules,
+        lambda child, flip: _below(child, rules, depth - 1, ply + 1, flips and flip, table),
+    )
 
 
 def divide(pos: Position, rules: RuleSet, depth: int) -> list[tuple[str, int]]:

@@ -9,11 +9,23 @@ presets and for rule sets mixing the cannon options.
 import random
 
 import pytest
-from plain_rules import PlainState, board_text, parse_state, perft
-from test_movegen_differential import PRESET_NAMES, corpus, placement_position, random_rule_set
+from plain_rules import PIECE_ORDER, PlainState, board_text, parse_state, perft
+from test_movegen_differential import (
+    FULL_SET,
+    PRESET_NAMES,
+    corpus,
+    placement_position,
+    random_rule_set,
+)
 
 import banqi_engine.perft as perft_module
-from banqi_engine.movegen import _prey_masks, _tables, _threat_masks, count_two_ply_leaves
+from banqi_engine.movegen import (
+    _prey_masks,
+    _tables,
+    _threat_masks,
+    count_three_ply_leaves,
+    count_two_ply_leaves,
+)
 from banqi_engine.perft import perft as fast_perft
 from banqi_engine.pieces import EMPTY, HIDDEN, PIECE_LETTERS, UNDECIDED
 from banqi_engine.position import Position, parse_position
@@ -87,6 +99,54 @@ def test_random_rule_sets_three_plies() -> None:
         for text in texts:
             expected = perft(parse_state(text), 3, *plain_of(rules))
             assert fast_perft(parse_position(text), rules, 3) == expected, (plain_of(rules), text)
+
+
+def bare_position(rng: random.Random, hidden: int) -> str:
+    """A placement with three to eight face-up pieces and ``hidden`` face-down squares."""
+    pieces = list(FULL_SET)
+    rng.shuffle(pieces)
+    up = pieces[: rng.randint(3, 8)]
+    down = pieces[len(up) : len(up) + hidden]
+    board = ["-"] * 32
+    for square, letter in zip(
+        rng.sample(range(32), len(up) + hidden), up + ["X"] * hidden, strict=True
+    ):
+        board[square] = letter
+    pool = "".join(str(down.count(letter)) for letter in PIECE_ORDER)
+    return f"{board_text(tuple(board))} {rng.choice('rb')} {pool}"
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_three_plies_on_sparse_boards(preset: str) -> None:
+    rng = random.Random(f"sparse-{preset}")
+    order = PRESETS[preset].capture_order
+    rule_sets = [PRESETS[preset]] + [
+        RuleSet(name="mixed", capture_order=order, cannon_capture=capture, cannon_move=move)
+        for capture, move in CANNON_OPTIONS
+    ]
+    for index in range(60):
+        text = bare_position(rng, index % 3)
+        for rules in rule_sets:
+            pos = parse_position(text)
+            before = (pos.to_string(), pos.hash)
+            expected = perft(parse_state(text), 3, *plain_of(rules))
+            assert count_three_ply_leaves(pos, rules) == expected, (plain_of(rules), text)
+            assert fast_perft(pos, rules, 3) == expected, (plain_of(rules), text)
+            assert (pos.to_string(), pos.hash) == before, text
+
+
+def test_deeper_perft_on_sparse_boards() -> None:
+    rng = random.Random(404)
+    rule_sets = [PRESETS[preset] for preset in PRESET_NAMES] + [
+        random_rule_set(rng) for _ in range(2)
+    ]
+    for index, rules in enumerate(rule_sets):
+        for hidden in (0, 2, 3):
+            text = bare_position(rng, hidden)
+            pos = parse_position(text)
+            depth = 5 if hidden == 0 and index % 2 else 4
+            expected = perft(parse_state(text), depth, *plain_of(rules))
+            assert fast_perft(pos, rules, depth) == expected, (plain_of(rules), text, depth)
 
 
 def test_a_small_table_that_fills_up_gives_the_same_counts(
