@@ -49,21 +49,21 @@ def bench() -> None:
     type=click.FloatRange(0.1, 600),
     default=3.0,
     show_default=True,
-    help="Minimum time per position.",
+    help="Minimum CPU time per position.",
 )
 def bench_perft_command(seconds: float) -> None:
-    """Leaves per second of perft on fixed positions, one line each and a total."""
+    """Leaves per CPU second of perft on fixed positions, one line each and a total."""
     total_leaves = 0
     total_time = 0.0
     for row in bench_perft(seconds):
         total_leaves += row.leaves
         total_time += row.seconds
         click.echo(
-            f"{row.rules:<22} d{row.depth} {row.leaves:>11,} leaves "
+            f"{row.rules:<22} d{row.depth} {row.leaves:>14,} leaves "
             f"{row.seconds:7.2f}s {row.leaves / row.seconds:>13,.0f} leaves/s  {row.position}"
         )
     click.echo(
-        f"total {total_leaves:,} leaves in {total_time:.2f}s: "
+        f"total {total_leaves:,} leaves in {total_time:.2f} CPU seconds: "
         f"{total_leaves / total_time:,.0f} leaves/s"
     )
 
