@@ -82,7 +82,8 @@ def time_control_options(function: F) -> F:
             type=click.FloatRange(min=0.1, max=600),
             default=5.0,
             show_default=True,
-            help="Seconds an engine gets to answer anything but genmove.",
+            help="Seconds an engine gets to answer anything but genmove, and to go "
+            "without using any CPU while it owes a move.",
         ),
     ]
 

@@ -35,6 +35,7 @@ from protocol.errors import (
 )
 from protocol.messages import Command, Reply, parse_genmove_payload
 
+from .cpu import group_cpu_ticks
 from .deals import KEY_ENV, layout_from_secret
 from .engine_spec import EngineSpec
 from .reasons import Reason
@@ -190,7 +191,7 @@ class GameRunner:
         assert client is not None
         started = time.monotonic()
         try:
-            reply = await client.request(Command.genmove(colour), timeout=allowance)
+            reply = await self._think(mover, client, Command.genmove(colour), allowance)
         except EngineTimeoutError:
             self.clock.charge(mover, time.monotonic() - started)
             raise _Fault(mover, Reason.TIME_FORFEIT, f"no move within {allowance:.3f}s") from None
@@ -250,6 +251,33 @@ class GameRunner:
             # A fault after the ply that ended the game on the board does not change its result.
             if self.game.outcome is None:
                 raise
+
+    async def _think(
+        self, player: int, client: EngineClient, command: Command, allowance: float
+    ) -> Reply:
+        """Await a genmove reply; an engine whose process group uses no CPU for the stall
+        timeout while it owes a move is stuck, and loses by ``stall`` without waiting for
+        its clock."""
+        stall = self.setup.stall_timeout
+        request = asyncio.ensure_future(client.request(command, timeout=allowance))
+        last = group_cpu_ticks(client.pid)
+        active = time.monotonic()
+        while True:
+            done, _ = await asyncio.wait({request}, timeout=min(0.5, stall / 4))
+            if done:
+                return request.result()
+            ticks = group_cpu_ticks(client.pid)
+            if ticks is None or last is None:
+                return await request
+            if ticks > last:
+                last, active = ticks, time.monotonic()
+            elif time.monotonic() - active >= stall:
+                request.cancel()
+                with contextlib.suppress(asyncio.CancelledError, EngineError):
+                    await request
+                raise _Fault(
+                    player, Reason.STALL, f"no move and no CPU used for {stall:g}s while thinking"
+                )
 
     async def _stop_engines(self, fault: _Fault | None) -> None:
         async def stop(seat: _Seat) -> None:

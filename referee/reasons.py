@@ -39,7 +39,8 @@ REASON_DOCS: dict[Reason, str] = {
     Reason.UNREADABLE_REPLY: "the loser's genmove reply did not parse, carried a wrong id, was a "
     "failure reply, or was an endless line",
     Reason.CRASH: "the loser's process exited, failed to start, or closed its pipes",
-    Reason.STALL: "the loser did not answer a command other than genmove in time",
+    Reason.STALL: "the loser did not answer a command other than genmove in time, or its "
+    "processes used no CPU for that long while it owed a move (stuck, not thinking)",
     Reason.RESIGN: "the loser resigned (genmove answered a0 a0)",
     Reason.FORFEIT: "the loser's engine kept failing and its remaining games were forfeited "
     "without play",

@@ -60,10 +60,14 @@ def on_genmove(i, words):
 
 ENDLESS_LINE = genmove_answer("while True: out(b'x' * 4096)")
 
+SPIN_ON_GENMOVE = genmove_answer("while True: pass")
+
 
 DEFAULT_CLOCK = TimeControl()
 SHORT_CLOCK = TimeControl(time=0.5, margin_ms=100)
 SHORT_MOVE = TimeControl(time=60, move_time=0.3, margin_ms=100)
+THINKING_TIME = TimeControl(time=60, move_time=2.0, margin_ms=100)
+"""Longer than the stall timeout the spinning case uses: busy is thinking, not stuck."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,10 @@ CASES = {
         HANG_ON_GENMOVE, Reason.TIME_FORFEIT, 2, time_control=SHORT_MOVE
     ),
     "hang-echo": Case(HANG_ON_ECHO, Reason.STALL, 1, "flip", stall_timeout=1.5),
+    "hang-genmove-idle": Case(HANG_ON_GENMOVE, Reason.STALL, 2, "no CPU", stall_timeout=1.5),
+    "spin-genmove-clock": Case(
+        SPIN_ON_GENMOVE, Reason.TIME_FORFEIT, 2, time_control=THINKING_TIME, stall_timeout=0.5
+    ),
     "illegal-move": Case(genmove_answer("reply(i, 'd8 d7')"), Reason.ILLEGAL_MOVE, 2, "d8 d7"),
     "illegal-reflip": Case(genmove_answer("reply(i, 'a1 a1')"), Reason.ILLEGAL_MOVE, 2, "a1 a1"),
     "garbage": Case(genmove_answer("reply(i, 'hello there')"), Reason.UNREADABLE_REPLY, 2),
