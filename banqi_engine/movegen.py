@@ -311,26 +311,6 @@ def count_two_ply_leaves(pos: Position, rules: RuleSet) -> int:
     return _two_plies(pos, _tables(rules))
 
 
-def count_three_ply_leaves(pos: Position, rules: RuleSet) -> int:
-    """perft(pos, 3): ``count_two_ply_leaves`` summed over the children."""
-    tables = _tables(rules)
-    total = 0
-    pool = pos.pool
-    for move in generate_moves(pos, rules):
-        frm = move >> 5
-        if frm == move & 31:
-            for piece in range(14):
-                if pool[piece]:
-                    pos.make_flip(frm, piece)
-                    total += _two_plies(pos, tables)
-                    pos.unmake()
-        else:
-            pos.make_move(move)
-            total += _two_plies(pos, tables)
-            pos.unmake()
-    return total
-
-
 def _two_plies(pos: Position, tables: _Tables) -> int:
     """``count_two_ply_leaves`` with the rule set's tables already looked up."""
     side = pos.side

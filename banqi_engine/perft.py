@@ -1,13 +1,13 @@
 """Perft: count the leaves of the game tree to check move generation.
 
 A flip expands into one child per distinct piece type still face down; draw rules
-are ignored. The last two plies are counted in bulk by ``count_two_ply_leaves``
-(summed over a node's children by ``count_three_ply_leaves`` where no table is kept).
+are ignored. The last two plies are counted in bulk by ``count_two_ply_leaves``.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from .movegen import count_leaves, count_three_ply_leaves, count_two_ply_leaves, generate_moves
+from .movegen import count_leaves, count_two_ply_leaves, generate_moves
+from .notation import format_flip, format_move
 from .position import Position
 from .rules import RuleSet
 
@@ -30,17 +30,16 @@ def perft(pos: Position, rules: RuleSet, depth: int) -> int:
     if depth == 2:
         return count_two_ply_leaves(pos, rules)
     if depth == 3:
-        return count_three_ply_leaves(pos, rules)
+        return _sum_children(pos, rules, lambda child, _: count_two_ply_leaves(child, rules))
     table: dict[bytes, int] = {}
     return _sum_children(
         pos, rules, lambda child, flip: _below(child, rules, depth - 1, 1, flip, table)
     )
 
 
-def _sum_children(pos: Position, rules: RuleSet, count: Callable[[Position, bool], int]) -> int:
-    """Sum of ``count(child, whether the ply was a flip)`` over the children of
-    ``pos``, each made and unmade in turn."""
-    total = 0
+def _children(pos: Position, rules: RuleSet) -> Iterator[tuple[int, int | None]]:
+    """Make each child of ``pos`` in turn (a flip once per piece type face down),
+    yielding its move and revealed piece; each is unmade before the next."""
     pool = pos.pool
     for move in generate_moves(pos, rules):
         frm = move >> 5
@@ -48,13 +47,17 @@ def _sum_children(pos: Position, rules: RuleSet, count: Callable[[Position, bool
             for piece in range(14):
                 if pool[piece]:
                     pos.make_flip(frm, piece)
-                    total += count(pos, True)
+                    yield move, piece
                     pos.unmake()
         else:
             pos.make_move(move)
-            total += count(pos, False)
+            yield move, None
             pos.unmake()
-    return total
+
+
+def _sum_children(pos: Position, rules: RuleSet, count: Callable[[Position, bool], int]) -> int:
+    """Sum of ``count(child, whether the ply was a flip)`` over the children of ``pos``."""
+    return sum(count(pos, piece is not None) for _, piece in _children(pos, rules))
 
 
 def _below(
@@ -82,7 +85,7 @@ def _expand(
     if depth == 2:
         return count_two_ply_leaves(pos, rules)
     if depth == 3 and ply == 1 and not flips:
-        return count_three_ply_leaves(pos, rules)
+        return _sum_children(pos, rules, lambda child, _: count_two_ply_leaves(child, rules))
     return _sum_children(
         pos,
         rules,
@@ -95,21 +98,12 @@ def divide(pos: Position, rules: RuleSet, depth: int) -> list[tuple[str, int]]:
 
     A flip's children appear one per piece type, written like ``b6(K)``.
     """
-    from .notation import format_flip, format_move
-
     if depth < 1:
         raise ValueError("divide needs a depth of at least 1")
-    rows: list[tuple[str, int]] = []
-    for move in generate_moves(pos, rules):
-        frm = move >> 5
-        if frm == move & 31:
-            for piece in range(14):
-                if pos.pool[piece]:
-                    pos.make_flip(frm, piece)
-                    rows.append((format_flip(frm, piece), perft(pos, rules, depth - 1)))
-                    pos.unmake()
-        else:
-            pos.make_move(move)
-            rows.append((format_move(move), perft(pos, rules, depth - 1)))
-            pos.unmake()
-    return rows
+    return [
+        (
+            format_move(move) if piece is None else format_flip(move >> 5, piece),
+            perft(pos, rules, depth - 1),
+        )
+        for move, piece in _children(pos, rules)
+    ]
