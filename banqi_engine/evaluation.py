@@ -17,9 +17,11 @@ from .position import Position
 from .rules import RuleSet, step_capture_masks
 from .squares import FILE_A, FILE_D, NUM_SQUARES
 
-ORDER_VALUES: Final = (60.0, 30.0, 20.0, 12.0, 8.0, 6.0, 4.0)
-"""Base material value by place in the capture order, highest first."""
-JUMPING_CANNON_VALUE: Final = 15.0
+ORDER_VALUES: Final = (64.0, 32.0, 16.0, 8.0, 4.0, 3.0, 2.0)
+"""Base material value by place in the capture order, highest first: each place is
+worth twice the next, as every higher order preys on a piece."""
+JUMPING_CANNON_VALUE: Final = 24.0
+"""A cannon that captures by jumping reaches any order from afar."""
 KING_PAWN_DISCOUNT: Final = 0.08
 """Fraction of the King's value lost per enemy Pawn still alive."""
 PAWN_KING_BONUS: Final = 6.0

@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from banqi_engine.evaluation import base_values
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
 from banqi_engine.players import make_player
@@ -59,6 +60,26 @@ def test_finds_a_forced_win_by_waiting() -> None:
     chosen = player.choose(game, None)
     assert player.last is not None and player.last.score > MATE_THRESHOLD
     assert chosen in (move("a1-a2"), move("a1-b1"))
+
+
+@pytest.mark.parametrize("black", ["p", "g"])
+def test_avoids_a_repetition_draw_when_ahead_or_level(black: str) -> None:
+    # red's guard and a black pawn (red ahead) or guard (level) have shuffled back and
+    # forth once; a1-a2 would repeat a position, a1-b1 is as good and does not
+    game = Game(
+        OLYMPIAD, parse_position(f"---{black}/----/----/----/----/----/----/G--- r 00000000000000")
+    )
+    for text in ("a1-a2", "d8-c8", "a2-a1", "c8-d8"):
+        game.play(move(text))
+    for seed in range(4):
+        player = SearchPlayer(OLYMPIAD, seed, max_depth=3, default_seconds=None)
+        assert player.choose(game, None) == move("a1-b1")
+
+
+def test_cannon_is_worth_more_than_the_lower_orders() -> None:
+    values = base_values(OLYMPIAD)
+    king, guard, minister, rook, knight, cannon, pawn = values
+    assert king > guard > cannon > minister > rook > knight > pawn
 
 
 def test_capture_wins_at_once_when_last_piece() -> None:
