@@ -260,16 +260,16 @@ class GameRunner:
         its clock."""
         stall = self.setup.stall_timeout
         request = asyncio.ensure_future(client.request(command, timeout=allowance))
-        last = group_cpu_ticks(client.pid)
+        last: int | None = None  # sampled only once the engine is slow to answer
         active = time.monotonic()
         while True:
             done, _ = await asyncio.wait({request}, timeout=min(0.5, stall / 4))
             if done:
                 return request.result()
             ticks = group_cpu_ticks(client.pid)
-            if ticks is None or last is None:
+            if ticks is None:
                 return await request
-            if ticks > last:
+            if last is None or ticks > last:
                 last, active = ticks, time.monotonic()
             elif time.monotonic() - active >= stall:
                 request.cancel()
