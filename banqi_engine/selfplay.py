@@ -127,19 +127,6 @@ def iter_match(
         )
 
 
-def play_match(
-    make_a: PlayerFactory,
-    make_b: PlayerFactory,
-    games: int,
-    rules: RuleSet,
-    *,
-    seconds: float | None,
-    seed: int = 0,
-) -> list[GameResult]:
-    """Every result of a match (see ``iter_match``)."""
-    return list(iter_match(make_a, make_b, games, rules, seconds=seconds, seed=seed))
-
-
 def summarise(results: list[GameResult]) -> MatchSummary:
     """Player A's wins, draws and losses."""
     wins = sum(1 for r in results if r.winner == "A")

@@ -12,7 +12,7 @@ from banqi_engine.players import make_player
 from banqi_engine.position import Position, is_flip, parse_position, step_move
 from banqi_engine.rules import PRESETS, RuleSet
 from banqi_engine.search import MATE_THRESHOLD, Searcher, SearchPlayer, reversible_hashes
-from banqi_engine.selfplay import level_factory, play_match, summarise
+from banqi_engine.selfplay import iter_match, level_factory, summarise
 from banqi_engine.squares import parse_square
 
 OLYMPIAD = PRESETS["olympiad"]
@@ -162,8 +162,15 @@ def test_opening_flip_is_legal() -> None:
 
 
 def test_selfplay_pairs_and_outcomes() -> None:
-    results = play_match(
-        level_factory(1, OLYMPIAD), level_factory(0, OLYMPIAD), 4, OLYMPIAD, seconds=None, seed=3
+    results = list(
+        iter_match(
+            level_factory(1, OLYMPIAD),
+            level_factory(0, OLYMPIAD),
+            4,
+            OLYMPIAD,
+            seconds=None,
+            seed=3,
+        )
     )
     assert [r.index for r in results] == [0, 1, 2, 3]
     assert [r.pair for r in results] == [0, 0, 1, 1]
@@ -178,12 +185,16 @@ def test_selfplay_pairs_and_outcomes() -> None:
 
 def test_short_search_beats_random() -> None:
     casual = PRESETS["casual"]
-    results = play_match(
-        lambda seed: SearchPlayer(casual, seed, max_depth=2, max_nodes=300, default_seconds=None),
-        level_factory(0, casual),
-        2,
-        casual,
-        seconds=None,
-        seed=1,
+    results = list(
+        iter_match(
+            lambda seed: SearchPlayer(
+                casual, seed, max_depth=2, max_nodes=300, default_seconds=None
+            ),
+            level_factory(0, casual),
+            2,
+            casual,
+            seconds=None,
+            seed=1,
+        )
     )
     assert summarise(results).score >= 1.5
