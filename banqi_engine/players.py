@@ -10,7 +10,7 @@ from typing import Final, Protocol
 
 from .errors import MoveError
 from .game import Game
-from .movegen import generate_moves, has_legal_move
+from .movegen import generate_captures, generate_moves, has_legal_move
 from .pieces import CANNON, HIDDEN, KIND_LETTERS, UNDECIDED
 from .position import Position, is_flip
 from .rules import RuleSet, step_capture_masks
@@ -181,13 +181,8 @@ class GreedyPlayer:
 
 
 def _can_capture_on(pos: Position, rules: RuleSet, square: int) -> bool:
-    board = pos.board
-    for move in generate_moves(pos, rules):
-        if board[move & 31] >= HIDDEN:
-            return False
-        if move & 31 == square:
-            return True
-    return False
+    """Whether the side to move can take the piece on ``square``."""
+    return any(move & 31 == square for move in generate_captures(pos, rules))
 
 
 MAX_LEVEL: Final = 3
