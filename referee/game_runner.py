@@ -44,6 +44,8 @@ from .timecontrol import Clock, TimeControl
 
 DEFAULT_STALL_TIMEOUT = 5.0
 """Seconds an engine gets to answer any command other than genmove."""
+OPTIONAL_TIMEOUT = 1.0
+"""Seconds to wait for an answer to a command the platform itself never sends."""
 
 
 def engine_environment(extra: dict[str, str]) -> dict[str, str]:
@@ -166,21 +168,36 @@ class GameRunner:
             raise _Fault(player, Reason.UNREADABLE_REPLY, str(error)) from None
 
     async def _handshake(self, player: int) -> None:
+        """The platform's start of a game, then the courtesy questions.
+
+        ``reset_board``, ``time_settings`` and ``ready`` are what the platform sends and
+        must be answered. The draw limits of a non-Olympiad rule set and ``name`` and
+        ``version`` are extras that an engine written for the platform may not answer:
+        silence there costs it ``OPTIONAL_TIMEOUT`` seconds, not the game.
+        """
         seat = self.seats[player]
         stall = self.setup.stall_timeout
-        for command, attribute in ((Command.name(), "engine_name"), (Command.version(), "version")):
-            reply = await self._ask(player, command, stall)
-            if reply.ok and reply.payload:
-                setattr(seat.info, attribute, reply.payload.strip()[:200])
         rules = self.setup.rules
-        commands = [Command.reset_board(), Command.time_settings(self.setup.time_control.time_ms)]
+        await self._ask(player, Command.reset_board(), stall)
+        await self._ask(player, Command.time_settings(self.setup.time_control.time_ms), stall)
         if rules.repetition_count != PRESETS["olympiad"].repetition_count:
-            commands.append(Command.num_repetition(rules.repetition_count))
+            await self._ask_optional(player, Command.num_repetition(rules.repetition_count))
         if rules.no_progress_limit != PRESETS["olympiad"].no_progress_limit:
-            commands.append(Command.num_moves_to_draw(rules.no_progress_limit))
-        commands.append(Command.ready())
-        for command in commands:
-            await self._ask(player, command, stall)
+            await self._ask_optional(player, Command.num_moves_to_draw(rules.no_progress_limit))
+        await self._ask(player, Command.ready(), stall)
+        for command, attribute in ((Command.name(), "engine_name"), (Command.version(), "version")):
+            reply = await self._ask_optional(player, command)
+            if reply is not None and reply.ok and reply.payload:
+                setattr(seat.info, attribute, reply.payload.strip()[:200])
+
+    async def _ask_optional(self, player: int, command: Command) -> Reply | None:
+        """``_ask`` for a command the engine may leave unanswered (None then)."""
+        try:
+            return await self._ask(player, command, min(OPTIONAL_TIMEOUT, self.setup.stall_timeout))
+        except _Fault as fault:
+            if fault.reason is Reason.STALL:
+                return None
+            raise
 
     async def _turn(self) -> None:
         mover = self.setup.first if len(self.plies) % 2 == 0 else 1 - self.setup.first

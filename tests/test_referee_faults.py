@@ -284,3 +284,29 @@ def test_a_crash_after_the_last_ply_does_not_change_the_result(
     assert record.detail == ""
     check_saved(out, record)
     assert survivors(all_pids(fakes)) == []
+
+
+PLATFORM_ONLY = """
+platform_answer = answer
+
+
+def answer(i, words):
+    if i in (1, 2, 9):
+        return
+    platform_answer(i, words)
+"""
+
+
+def test_an_engine_that_answers_only_what_the_platform_sends_plays_normally(
+    tmp_path: Path, fakes: list[Fake]
+) -> None:
+    terse = write_fake(tmp_path / "engines", "terse", PLATFORM_ONLY, legal=True)
+    other = write_fake(tmp_path / "engines", "other", legal=True)
+    fakes += [terse, other]
+    out = tmp_path / "run"
+    [record] = play(out, (terse.spec(), other.spec()), rules="casual")
+    assert record.reason in BOARD_REASONS, record.detail
+    assert record.players[0].engine_name is None
+    assert record.players[1].engine_name == "other"
+    check_saved(out, record)
+    assert survivors(all_pids(fakes)) == []

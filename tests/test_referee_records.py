@@ -301,12 +301,12 @@ def test_engines_learn_nothing_of_the_layout_but_the_flips(
 
             commands = [parse_command_line(line) for line in seen.decode().splitlines()]
             assert [c.line() for c in commands[:6]] == [
-                "1 name",
-                "2 version",
                 "7 reset_board",
                 "15 time_settings 900000",
                 "9 num_moves_to_draw 20",
                 "14 ready",
+                "1 name",
+                "2 version",
             ]
             flips = [c.args for c in commands if c.id == CommandId.FLIP]
             assert flips == [(p.move[:2], p.move[3]) for p in record.plies if "(" in p.move]
