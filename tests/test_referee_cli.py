@@ -6,12 +6,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from referee_fakes import Fake, kill_all, survivors, write_fake
+from referee_fakes import Fake, survivors, write_fake
 
 from banqi_cli.main import cli
 from referee.reasons import Reason
@@ -23,18 +23,6 @@ BANQI = str(Path(sys.executable).with_name("banqi"))
 if not Path(BANQI).exists():
     BANQI = shutil.which("banqi") or "banqi"
 PYTHON = Path(sys.executable).name
-
-
-@pytest.fixture(autouse=True)
-def _key_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BANQI_REFEREE_KEY", str(tmp_path / "key"))
-
-
-@pytest.fixture
-def fakes() -> Iterator[list[Fake]]:
-    made: list[Fake] = []
-    yield made
-    kill_all(pid for fake in made for pid in fake.pids())
 
 
 def command_line(fake: Fake) -> str:

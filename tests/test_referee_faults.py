@@ -1,12 +1,11 @@
 """The referee against misbehaving fake engines: the right loser, reason code, and no leftovers."""
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from referee_fakes import Fake, kill_all, play, survivors, write_fake
+from referee_fakes import Fake, play, survivors, write_fake
 
 from referee.reasons import Reason
 from referee.record import GameRecord, read_record
@@ -105,19 +104,6 @@ CASES = {
     "resign": Case(genmove_answer("reply(i, 'a0 a0')"), Reason.RESIGN, 2),
     "resign-second-seat": Case(genmove_answer("reply(i, 'a0 a0')"), Reason.RESIGN, 3, seat=1),
 }
-
-
-@pytest.fixture(autouse=True)
-def _key_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BANQI_REFEREE_KEY", str(tmp_path / "key"))
-
-
-@pytest.fixture
-def fakes() -> Iterator[list[Fake]]:
-    """The fakes a test writes; any process of theirs left running is killed afterwards."""
-    made: list[Fake] = []
-    yield made
-    kill_all(pid for fake in made for pid in [*fake.pids(), *fake.children()])
 
 
 def all_pids(fakes: list[Fake]) -> list[int]:

@@ -4,12 +4,11 @@ import json
 import re
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from referee_fakes import TEST_KEY, Fake, kill_all, play, survivors, write_fake
+from referee_fakes import TEST_KEY, Fake, play, survivors, write_fake
 
 from banqi_cli.main import cli
 from banqi_engine.layout import format_layout, parse_layout
@@ -61,11 +60,6 @@ def run(
             log_traffic=rules == "olympiad",
         )
     return out / "run", records
-
-
-@pytest.fixture(autouse=True)
-def _key_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(KEY_ENV, str(tmp_path / "key"))
 
 
 def test_every_game_is_written_as_json_and_text_and_optionally_traffic(
@@ -263,13 +257,6 @@ seen = open(os.path.join(HERE, f"{NAME}.{os.getpid()}.seen"), "wb", buffering=0)
 def received(line):
     seen.write(line)
 """
-
-
-@pytest.fixture
-def fakes() -> Iterator[list[Fake]]:
-    made: list[Fake] = []
-    yield made
-    kill_all(pid for fake in made for pid in fake.pids())
 
 
 def test_engines_learn_nothing_of_the_layout_but_the_flips(
