@@ -35,6 +35,7 @@ from protocol.errors import (
 )
 from protocol.messages import Command, Reply, parse_genmove_payload
 
+from .atomic import write_atomic
 from .cpu import group_cpu_ticks
 from .deals import KEY_ENV, layout_from_secret
 from .engine_spec import EngineSpec
@@ -376,6 +377,4 @@ async def play_game(setup: GameSetup, traffic_path: Path | None = None) -> GameR
         return await runner.run()
     finally:
         if traffic_path is not None:
-            from .atomic import write_atomic
-
             write_atomic(traffic_path, runner.transcript())

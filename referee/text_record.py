@@ -24,7 +24,7 @@ from pathlib import Path
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.notation import parse_ply
-from banqi_engine.pieces import PIECE_LETTERS, SQUARE_LETTERS
+from banqi_engine.pieces import HIDDEN, PIECE_LETTERS, RED, SQUARE_LETTERS, UNDECIDED, colour_of
 from banqi_engine.position import Position, check_consistency
 
 from .reasons import Reason
@@ -148,13 +148,12 @@ def parse_text_record(text: str) -> TextRecord:
         else:
             result_line = body
             reason, winner = _parse_result(body, names)
-    side = 2
+    face_up = any(state < HIDDEN for state in board)
+    side = _guess_side(board, moves) if face_up else UNDECIDED
     try:
-        check_consistency(board, pool, side if all(s >= 14 for s in board) else 0)
+        check_consistency(board, pool, side)
     except BanqiError as error:
         raise TextRecordError(f"text record start position: {error}") from None
-    if any(s < 14 for s in board):
-        side = _guess_side(board, moves)
     start = Position(board, pool, side)
     return TextRecord(
         started, names, start, first, time_seconds, moves, reason, winner, result_line
@@ -176,17 +175,18 @@ def _parse_result(body: str, names: tuple[str, str]) -> tuple[Reason | None, int
 
 
 def _guess_side(board: list[int], moves: list[str]) -> int:
-    """Side to move of a start with face-up pieces: the colour of the first moved piece."""
+    """Side to move of a start with face-up pieces: the colour of the first moved
+    piece (the format does not say; red when the first ply does not tell)."""
     if moves:
         try:
             ply = parse_ply(moves[0])
         except BanqiError:
-            return 0
+            return RED
         if not ply.is_flip:
             state = board[ply.move >> 5]
-            if state < 14:
-                return state // 7
-    return 0
+            if state < HIDDEN:
+                return colour_of(state)
+    return RED
 
 
 def read_text_record(path: Path) -> TextRecord:
