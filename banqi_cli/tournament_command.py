@@ -49,35 +49,52 @@ def _engines_from_flags(values: tuple[str, ...]) -> list[dict[str, Any]]:
     return engines
 
 
+def _from_command_line(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+
+
+TIME_PARAMETERS = {
+    "time_": "time",
+    "increment": "increment",
+    "move_time": "move_time",
+    "margin_ms": "margin_ms",
+}
+"""The time options and the TimeControl field each sets."""
+
+
 def _build_config(
     ctx: click.Context, config_file: Path | None, engine: tuple[str, ...], **flags: Any
 ) -> TournamentConfig:
+    """The config from CONFIG or from the flags; a flag given on the command line wins
+    over the file or the demo's defaults, a time option only over its own field."""
     given = {
         name: value
         for name, value in flags.items()
-        if ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
-        or (
-            name == "time_control"
-            and any(
-                ctx.get_parameter_source(p) == click.core.ParameterSource.COMMANDLINE
-                for p in ("time_", "increment", "move_time", "margin_ms")
-            )
-        )
+        if name != "time_control" and _from_command_line(ctx, name)
+    }
+    time_given = {
+        field: ctx.params[parameter]
+        for parameter, field in TIME_PARAMETERS.items()
+        if _from_command_line(ctx, parameter)
     }
     if config_file is not None:
         if engine:
             raise click.UsageError("give engines either in CONFIG or with --engine, not both")
         base = load_config(config_file)
-        return base.model_copy(update=given) if given else base
-    data: dict[str, Any] = {**flags, **given}
-    if engine:
-        data["engines"] = _engines_from_flags(engine)
+        data: dict[str, Any] = base.model_dump()
+    elif engine:
+        data = {**flags, "engines": _engines_from_flags(engine)}
+        if len(data["engines"]) < 2:
+            raise click.UsageError("a tournament needs at least two engines (--engine twice)")
     else:
-        data["engines"] = list(demo_engines())
-        data = {**data, **DEMO_DEFAULTS, **given}
-    if len(data["engines"]) < 2:
-        raise click.UsageError("a tournament needs at least two engines (--engine twice)")
-    return config_from_data(data, "the command line")
+        data = {**flags, **DEMO_DEFAULTS, "engines": list(demo_engines())}
+    data.update(given)
+    if time_given:
+        data["time_control"] = {
+            **TimeControl.model_validate(data["time_control"]).model_dump(),
+            **time_given,
+        }
+    return config_from_data(data, str(config_file) if config_file else "the command line")
 
 
 class Progress:

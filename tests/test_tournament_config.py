@@ -207,6 +207,16 @@ def test_flags_override_the_file(tmp_path: Path, captured: Captured) -> None:
     assert [e.name for e in config.engines] == ["alpha", "beta"]
 
 
+def test_a_time_flag_overrides_only_its_own_field_of_the_file(
+    tmp_path: Path, captured: Captured
+) -> None:
+    path = write(tmp_path, "[time]\ntime = 60\nmargin_ms = 50\n" + TWO_ENGINES)
+    code, output = invoke(tmp_path, str(path), "--increment", "1")
+    assert code == 0, output
+    (config,) = captured.configs
+    assert config.time_control == TimeControl(time=60, increment=1, margin_ms=50)
+
+
 def test_engine_flags(tmp_path: Path, captured: Captured) -> None:
     code, output = invoke(
         tmp_path, "--engine", "a=./a --hash 64", "--engine", " b = 'my b' ", "--seed", "3"
