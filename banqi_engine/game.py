@@ -10,9 +10,10 @@ from enum import StrEnum
 
 from .errors import MoveError
 from .movegen import generate_moves, has_legal_move
+from .moves import is_flip
 from .notation import Ply, format_flip, format_move
 from .pieces import COLOUR_NAMES, PIECE_LETTERS, UNDECIDED
-from .position import Position, is_flip
+from .position import Position
 from .rules import RuleSet
 from .squares import square_name
 

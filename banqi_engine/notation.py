@@ -7,8 +7,8 @@ moves as two squares (``a2 a3``, a flip ``b6 b6``), handled by ``protocol``.
 from dataclasses import dataclass
 
 from .errors import MoveError
+from .moves import is_flip, step_move
 from .pieces import PIECE_LETTERS, piece_from_letter
-from .position import is_flip, step_move
 from .squares import parse_square, square_name
 
 

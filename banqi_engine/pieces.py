@@ -1,24 +1,36 @@
-"""Pieces, colours and their letters.
+"""Pieces, colours, square states and their letters.
 
-A piece is an int code ``colour * 7 + kind``: red 0..6, black 7..13, with kinds in
-the fixed order K G M R N C P (the letters of the rules, not a capture order).
-Two more square states exist on a board: ``HIDDEN`` (face down, ``X``) and
-``EMPTY`` (``-``).
+A ``Piece`` is an int code ``colour * 7 + kind``: red 0..6, black 7..13, with kinds
+in the fixed order K G M R N C P (the letters of the rules, not a capture order).
+A ``SquareState`` is a piece code or one of two more states: ``HIDDEN`` (face down,
+``X``) and ``EMPTY`` (``-``).
 """
 
-from typing import Final
+from typing import Final, TypeAlias
 
-RED: Final = 0
-BLACK: Final = 1
-UNDECIDED: Final = 2
+Colour: TypeAlias = int
+"""RED or BLACK; as a side to move, also UNDECIDED."""
+Kind: TypeAlias = int
+"""A kind 0..6: KING, GUARD, MINISTER, ROOK, KNIGHT, CANNON, PAWN."""
+Piece: TypeAlias = int
+"""A piece code 0..13: ``colour * NUM_KINDS + kind``."""
+SquareState: TypeAlias = int
+"""What a square shows: a Piece, HIDDEN or EMPTY."""
+
+RED: Final[Colour] = 0
+BLACK: Final[Colour] = 1
+UNDECIDED: Final[Colour] = 2
 """Side-to-move value before the first flip has decided the colours."""
+COLOURS: Final = (RED, BLACK)
 
 KING, GUARD, MINISTER, ROOK, KNIGHT, CANNON, PAWN = range(7)
 KIND_LETTERS: Final = "KGMRNCP"
-KIND_NAMES: Final = ("king", "guard", "minister", "rook", "knight", "cannon", "pawn")
+NUM_KINDS: Final = len(KIND_LETTERS)
+NUM_PIECES: Final = 2 * NUM_KINDS
+"""How many piece codes there are (both colours)."""
 
-HIDDEN: Final = 14
-EMPTY: Final = 15
+HIDDEN: Final[SquareState] = NUM_PIECES
+EMPTY: Final[SquareState] = NUM_PIECES + 1
 
 PIECE_LETTERS: Final = "KGMRNCPkgmrncp"
 """Letter of each piece code 0..13; also the pool order of the position string."""
@@ -32,26 +44,33 @@ FULL_POOL: Final = FULL_SET + FULL_SET
 
 COLOUR_NAMES: Final = ("red", "black")
 
-RED_CHINESE: Final = "帥仕相俥傌炮兵"
-BLACK_CHINESE: Final = "將士象車馬砲卒"
 
-
-def colour_of(piece: int) -> int:
+def colour_of(piece: Piece) -> Colour:
     """Colour (RED or BLACK) of a piece code 0..13."""
-    return piece // 7
+    return piece // NUM_KINDS
 
 
-def kind_of(piece: int) -> int:
+def kind_of(piece: Piece) -> Kind:
     """Kind 0..6 (K G M R N C P) of a piece code 0..13."""
-    return piece % 7
+    return piece % NUM_KINDS
 
 
-def make_piece(colour: int, kind: int) -> int:
+def make_piece(colour: Colour, kind: Kind) -> Piece:
     """Piece code of a colour and a kind."""
-    return colour * 7 + kind
+    return colour * NUM_KINDS + kind
 
 
-def piece_from_letter(letter: str) -> int:
+def is_piece(state: SquareState) -> bool:
+    """Whether a square state is a face-up piece (not HIDDEN, not EMPTY)."""
+    return state < HIDDEN
+
+
+def opponent(colour: Colour) -> Colour:
+    """The other colour of RED or BLACK."""
+    return colour ^ 1
+
+
+def piece_from_letter(letter: str) -> Piece:
     """Piece code of a letter ``KGMRNCP`` (red) or ``kgmrncp`` (black).
 
     Raises ValueError for anything else.
@@ -60,8 +79,3 @@ def piece_from_letter(letter: str) -> int:
     if index < 0:
         raise ValueError(f"{letter!r} is not a piece letter (allowed: {PIECE_LETTERS})")
     return index
-
-
-def chinese_label(piece: int) -> str:
-    """The Chinese character of a piece code, for display."""
-    return (RED_CHINESE if colour_of(piece) == RED else BLACK_CHINESE)[kind_of(piece)]

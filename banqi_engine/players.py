@@ -11,8 +11,9 @@ from typing import Final, Protocol
 from .errors import MoveError
 from .game import Game
 from .movegen import generate_captures, generate_moves, has_legal_move
+from .moves import is_flip
 from .pieces import CANNON, HIDDEN, KIND_LETTERS, UNDECIDED
-from .position import Position, is_flip
+from .position import Position
 from .rules import RuleSet, step_capture_masks
 from .squares import NUM_SQUARES
 

@@ -34,21 +34,6 @@ SIDE_LETTERS: Final = "rb-"
 OPENING: Final = "XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX - 12222251222225 0 0"
 
 
-def flip_move(square: int) -> int:
-    """The move code of flipping ``square``."""
-    return square * 33
-
-
-def step_move(frm: int, to: int) -> int:
-    """The move code of moving or capturing from ``frm`` to ``to``."""
-    return frm << 5 | to
-
-
-def is_flip(move: int) -> bool:
-    """Whether a move code is a flip (from and to are the same square)."""
-    return move >> 5 == move & 31
-
-
 class Position:
     """The full state of a game as one side sees it, with make and unmake."""
 
@@ -307,17 +292,3 @@ def check_consistency(board: list[int], pool: list[int], side: int) -> None:
             f"side: '-' (colours undecided) but {face_up} pieces are face up; "
             "colours are decided by the first flip"
         )
-
-
-__all__ = [
-    "BLACK",
-    "OPENING",
-    "RED",
-    "Position",
-    "board_field",
-    "flip_move",
-    "is_flip",
-    "parse_board_field",
-    "parse_position",
-    "step_move",
-]

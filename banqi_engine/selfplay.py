@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from .game import Game
 from .layout import random_layout
+from .moves import is_flip
 from .players import Player, make_player
-from .position import is_flip
 from .rules import RuleSet
 
 PlayerFactory = Callable[[int], Player]

@@ -29,17 +29,10 @@ from pydantic import ValidationError
 from banqi_engine import __version__
 from banqi_engine.errors import BanqiError
 from banqi_engine.game import Game
+from banqi_engine.moves import flip_move, is_flip, step_move
 from banqi_engine.pieces import BLACK, HIDDEN, PIECE_LETTERS, RED, UNDECIDED, piece_from_letter
 from banqi_engine.players import Player
-from banqi_engine.position import (
-    Position,
-    check_consistency,
-    flip_move,
-    is_flip,
-    parse_board_field,
-    parse_position,
-    step_move,
-)
+from banqi_engine.position import Position, check_consistency, parse_board_field, parse_position
 from banqi_engine.rules import RuleSet
 from banqi_engine.squares import parse_square
 

@@ -5,9 +5,10 @@ import io
 import pytest
 
 from banqi_engine.game import Game
+from banqi_engine.moves import is_flip
 from banqi_engine.pieces import BLACK, RED, UNDECIDED
 from banqi_engine.players import make_player
-from banqi_engine.position import OPENING, is_flip, parse_position
+from banqi_engine.position import OPENING, parse_position
 from banqi_engine.rules import PRESETS
 from protocol.engine_loop import DctpEngine, genmove_budget, run_engine
 from protocol.messages import (

@@ -11,9 +11,9 @@ import pytest
 
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
+from banqi_engine.moves import is_flip
 from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED
 from banqi_engine.players import RandomPlayer
-from banqi_engine.position import is_flip
 from banqi_engine.rules import PRESETS
 from protocol.messages import Command, Reply, parse_genmove_payload, parse_reply_line
 

@@ -8,8 +8,9 @@ import pytest
 from banqi_engine.evaluation import base_values
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
+from banqi_engine.moves import is_flip, step_move
 from banqi_engine.players import make_player
-from banqi_engine.position import Position, is_flip, parse_position, step_move
+from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet
 from banqi_engine.search import MATE_THRESHOLD, Searcher, SearchPlayer, reversible_hashes
 from banqi_engine.selfplay import iter_match, level_factory, summarise
