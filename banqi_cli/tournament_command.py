@@ -14,9 +14,10 @@ from referee.record import GameRecord
 from referee.timecontrol import TimeControl
 from tournaments.config import TournamentConfig, config_from_data, demo_engines, load_config
 from tournaments.play import prepare, run_tournament
+from tournaments.reports import format_standings_text
+from tournaments.results import Standings
 from tournaments.runner import FAILURES, RunEvents
 from tournaments.state import existing_records, locked_run
-from tournaments.stats import Standings, format_standings_text
 
 from .options import referee_key, rules_option, run_options, time_control_options
 

@@ -11,8 +11,9 @@ import banqi_cli.tournament_command as command_module
 from banqi_engine.rules import PRESETS
 from referee.timecontrol import TimeControl
 from tournaments.config import ConfigError, TournamentConfig, demo_engines, load_config
+from tournaments.results import Standings
 from tournaments.schedule import schedule
-from tournaments.stats import Standings, compute_standings
+from tournaments.standings import compute_standings
 
 TWO_ENGINES = """
 [[engines]]

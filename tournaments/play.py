@@ -6,10 +6,10 @@ from pathlib import Path
 from referee.deals import new_seed
 
 from .config import TournamentConfig
+from .results import Standings
 from .runner import FailureTracker, RunEvents, games_left, run_games
 from .schedule import ScheduledGame, schedule
 from .state import TournamentState, existing_records, open_run
-from .stats import Standings
 
 
 def prepare(

@@ -12,23 +12,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from banqi_engine.layout import format_layout
-from referee.atomic import write_atomic
 from referee.deals import layout_from_secret
 from referee.game_runner import play_game
 from referee.reasons import Reason
 from referee.record import GameRecord, PlayerInfo
 from referee.storage import save_game, traffic_path
 
+from .reports import write_reports
+from .results import GameResult, Standings
 from .schedule import ScheduledGame
-from .stats import (
-    GameResult,
-    Standings,
-    compute_standings,
-    format_standings_markdown,
-    format_standings_text,
-    report_json,
-    standings_json,
-)
+from .standings import compute_standings
 
 FAILURES = frozenset(
     {Reason.CRASH, Reason.STALL, Reason.UNREADABLE_REPLY, Reason.ILLEGAL_MOVE, Reason.TIME_FORFEIT}
@@ -50,14 +43,6 @@ def standings_from_records(
     """Standings recomputed from the records alone."""
     pair_ids = {deal: index for index, deal in enumerate(dict.fromkeys(deals))}
     return compute_standings((game_result(r, pair_ids) for r in records), names)
-
-
-def write_reports(out: Path, standings: Standings) -> None:
-    """``standings.json`` (a list of rows), ``report.json``, ``report.md``, ``report.txt``."""
-    write_atomic(out / "standings.json", standings_json(standings))
-    write_atomic(out / "report.json", report_json(standings))
-    write_atomic(out / "report.md", format_standings_markdown(standings))
-    write_atomic(out / "report.txt", format_standings_text(standings))
 
 
 @dataclass

@@ -1,6 +1,5 @@
-"""Standings, crosstable, head-to-head statistics and the reports, from per-game results."""
+"""Standings, crosstable and head-to-head statistics, from per-game results."""
 
-import json
 import math
 from collections import Counter
 
@@ -8,16 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tournaments.stats import (
-    GameResult,
-    Standings,
-    compute_standings,
-    fit_ratings,
-    format_standings_markdown,
-    format_standings_text,
-    report_json,
-    standings_json,
-)
+from tournaments.ratings import fit_ratings
+from tournaments.results import GameResult, Standings
+from tournaments.standings import compute_standings
 
 
 def game(first: str, second: str, winner: int | None, pair: int | None = None) -> GameResult:
@@ -147,21 +139,11 @@ def test_perfect_score_and_no_games() -> None:
     assert z.elo == pytest.approx(-200 * math.log10(3))
     assert w.elo_error == pytest.approx(1.959963984540054 * 400 / math.log(10) / math.sqrt(0.75))
     assert (n.name, n.games, n.elo, n.elo_error) == ("N", 0, None, None)
-    text = format_standings_text(standings)
-    standings_part, head_to_head = text.split("Head to head")
-    assert "+95.4" in standings_part and "-95.4" in standings_part
-    assert "inf" not in standings_part
-    assert "+inf" in head_to_head  # the pair's own Elo stays infinite
-    rows = json.loads(standings_json(standings))
-    assert [row["elo"] is None for row in rows] == [False, False, True]
-    assert rows[0]["elo"] == pytest.approx(95.42, abs=0.005)
 
 
 def test_no_engines_and_no_games() -> None:
     empty = compute_standings([], [])
     assert (empty.rows, empty.crosstable, empty.pairs) == ([], {}, [])
-    assert "(none)" in format_standings_text(empty)
-    assert json.loads(standings_json(empty)) == []
     idle = compute_standings([], ["A", "B"])
     assert [(row.rank, row.games) for row in idle.rows] == [(1, 0), (1, 0)]
     assert idle.pairs == []
@@ -194,40 +176,6 @@ def test_bad_input_is_rejected() -> None:
         game("A", "A", 0)
     with pytest.raises(ValueError):
         game("A", "B", 2)
-
-
-def test_text_report(standings: Standings) -> None:
-    text = format_standings_text(standings)
-    lines = text.splitlines()
-    header = next(line for line in lines if line.startswith("Rank"))
-    rule = lines[lines.index(header) + 1]
-    assert set(rule) <= {"-", " "} and len(rule) == len(header)
-    first_row = lines[lines.index(header) + 2]
-    assert first_row.split()[:8] == ["1", "A", "7", "3", "2", "2", "4.0", "57.1%"]
-    assert "+30.7" in first_row  # 30.68 rounded
-    assert "Crosstable" in text and "1-1-2" in text and "2-1-1" in text
-    assert "[1, 0, 0, 1, 0]" in text and "[0, 0, 1, 0, 0]" in text
-    assert text.endswith("\n")
-
-
-def test_markdown_report(standings: Standings) -> None:
-    markdown = format_standings_markdown(standings)
-    table_lines = [line for line in markdown.splitlines() if line.startswith("|")]
-    assert all(line.endswith("|") for line in table_lines)
-    assert "| 1 | A | 7 | 3 | 2 | 2 | 4.0 | 57.1% | +30.7 | 227.8 |" in markdown
-    assert markdown.count("## ") == 3
-    piped = compute_standings([game("a|b", "c", 0)], ["a|b", "c"])
-    assert "| a\\|b |" in format_standings_markdown(piped)
-
-
-def test_json_reports(standings: Standings) -> None:
-    rows = json.loads(standings_json(standings))
-    assert isinstance(rows, list)
-    assert rows == [row.model_dump() for row in standings.rows]
-    assert set(rows[0]) >= {"name", "games", "wins", "draws", "losses", "points", "elo", "los"}
-    report = json.loads(report_json(standings))
-    assert set(report) == {"rows", "crosstable", "pairs"}
-    assert Standings.model_validate(report) == standings
 
 
 engine_names = st.lists(

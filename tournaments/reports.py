@@ -1,0 +1,88 @@
+"""The tournament reports: standings as plain text, Markdown and JSON, and their files.
+
+JSON
+    ``standings.json`` is :func:`standings_json`, the list of table rows; ``report.json``
+    is :func:`report_json`, the whole :class:`~tournaments.standings.Standings` (rows,
+    crosstable and pairs).
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import TypeAdapter
+
+from referee.atomic import write_atomic
+
+from .report_tables import Table, report_tables
+from .results import StandingRow, Standings
+
+
+def format_standings_text(standings: Standings) -> str:
+    """Standings, crosstable and head-to-head statistics as fixed-width plain-text tables."""
+    return _blocks(standings, lambda table: [table.title, table.note, ""], _aligned_lines)
+
+
+def format_standings_markdown(standings: Standings) -> str:
+    """Standings, crosstable and head-to-head statistics as Markdown tables."""
+    return _blocks(
+        standings, lambda table: [f"## {table.title}", "", table.note, ""], _markdown_lines
+    )
+
+
+def _blocks(
+    standings: Standings,
+    heading: Callable[[Table], list[str]],
+    body: Callable[[Table], list[str]],
+) -> str:
+    """Each table's heading, then its body or ``(none)``; the tables a blank line apart."""
+    blocks = []
+    for table in report_tables(standings):
+        lines = heading(table) + (body(table) if table.rows else ["(none)"])
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _aligned_lines(table: Table) -> list[str]:
+    """Header, rule and rows, each column padded to its widest cell."""
+    widths = [
+        max(len(cell) for cell in column) for column in zip(table.headers, *table.rows, strict=True)
+    ]
+    lines = []
+    for cells in [table.headers, ["-" * width for width in widths], *table.rows]:
+        aligned = (
+            cell.rjust(width) if right else cell.ljust(width)
+            for cell, width, right in zip(cells, widths, table.right, strict=True)
+        )
+        lines.append("  ".join(aligned).rstrip())
+    return lines
+
+
+def _markdown_lines(table: Table) -> list[str]:
+    """Header, alignment rule and rows of a Markdown table, ``|`` in cells escaped."""
+    rule = ["---:" if right else ":---" for right in table.right]
+    lines = []
+    for cells in [table.headers, rule, *table.rows]:
+        escaped = (cell.replace("|", "\\|") for cell in cells)
+        lines.append("| " + " | ".join(escaped) + " |")
+    return lines
+
+
+_ROWS = TypeAdapter(list[StandingRow])
+
+
+def standings_json(standings: Standings) -> str:
+    """The text of ``standings.json``: the table rows, a JSON list of objects."""
+    return _ROWS.dump_json(standings.rows, indent=2).decode() + "\n"
+
+
+def report_json(standings: Standings) -> str:
+    """The text of ``report.json``: rows, crosstable and head-to-head statistics."""
+    return standings.model_dump_json(indent=2) + "\n"
+
+
+def write_reports(out: Path, standings: Standings) -> None:
+    """``standings.json`` (a list of rows), ``report.json``, ``report.md``, ``report.txt``."""
+    write_atomic(out / "standings.json", standings_json(standings))
+    write_atomic(out / "report.json", report_json(standings))
+    write_atomic(out / "report.md", format_standings_markdown(standings))
+    write_atomic(out / "report.txt", format_standings_text(standings))
