@@ -5,11 +5,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import annotated_types
 import click
+from pydantic import BaseModel
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import DEFAULT_RULES, PRESETS, RuleSet, resolve_rules
 from referee.deals import KeyFileError, default_key_path, load_or_create_key
+from referee.game_setup import GameSetup
 from referee.timecontrol import TimeControl
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -42,46 +45,64 @@ def rules_option(function: F) -> F:
     )(function)
 
 
+def field_option(
+    *declarations: str, model: type[BaseModel], field: str, help: str
+) -> Callable[[F], F]:
+    """A click option whose type, bounds and default are those of a model's field."""
+    info = model.model_fields[field]
+    bounds: dict[str, Any] = {}
+    for rule in info.metadata:
+        if isinstance(rule, annotated_types.Gt):
+            bounds.update(min=rule.gt, min_open=True)
+        elif isinstance(rule, annotated_types.Ge):
+            bounds.update(min=rule.ge)
+        elif isinstance(rule, annotated_types.Lt):
+            bounds.update(max=rule.lt, max_open=True)
+        elif isinstance(rule, annotated_types.Le):
+            bounds.update(max=rule.le)
+    kind = click.IntRange(**bounds) if info.annotation is int else click.FloatRange(**bounds)
+    default = info.get_default(call_default_factory=True)
+    return click.option(
+        *declarations, type=kind, default=default, show_default=default is not None, help=help
+    )
+
+
 def time_control_options(function: F) -> F:
     """``--time``, ``--increment``, ``--move-time``, ``--margin``, ``--stall-timeout``.
 
     The callback receives ``time_control`` (a TimeControl) and ``stall_timeout``.
     """
     options = [
-        click.option(
+        field_option(
             "--time",
             "time_",
-            type=click.FloatRange(min=0.001, max=86_400),
-            default=900.0,
-            show_default=True,
+            model=TimeControl,
+            field="time",
             help="Seconds per side for the game.",
         ),
-        click.option(
+        field_option(
             "--increment",
-            type=click.FloatRange(0, 3600),
-            default=0.0,
-            show_default=True,
+            model=TimeControl,
+            field="increment",
             help="Seconds added after each move.",
         ),
-        click.option(
+        field_option(
             "--move-time",
-            type=click.FloatRange(min=0.001, max=86_400),
-            default=None,
+            model=TimeControl,
+            field="move_time",
             help="Most seconds one move may take (default: no per-move limit).",
         ),
-        click.option(
+        field_option(
             "--margin",
             "margin_ms",
-            type=click.IntRange(0, 60_000),
-            default=200,
-            show_default=True,
+            model=TimeControl,
+            field="margin_ms",
             help="Grace in ms before a time loss.",
         ),
-        click.option(
+        field_option(
             "--stall-timeout",
-            type=click.FloatRange(min=0.1, max=600),
-            default=5.0,
-            show_default=True,
+            model=GameSetup,
+            field="stall_timeout",
             help="Seconds an engine gets to answer anything but genmove, and to go "
             "without using any CPU while it owes a move.",
         ),

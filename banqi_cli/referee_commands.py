@@ -9,21 +9,29 @@ from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
 from referee.deals import new_seed
 from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
+from referee.errors import InputError
 from referee.match import MatchConfig, play_match
-from referee.reasons import REASON_DOCS
+from referee.reasons import Reason
 from referee.record import GameRecord, read_record
 from referee.replay import ReplayReport, replay_game_record, replay_text_record
 from referee.storage import GAMES_DIR
 from referee.text_record import read_text_record
 from referee.timecontrol import TimeControl
 
-from .options import RulesType, referee_key, rules_option, run_options, time_control_options
+from .options import (
+    RulesType,
+    field_option,
+    referee_key,
+    rules_option,
+    run_options,
+    time_control_options,
+)
 
 
 def _engine_specs(command_a: str, command_b: str) -> tuple[EngineSpec, EngineSpec]:
     try:
         commands = (split_command(command_a), split_command(command_b))
-    except BanqiError as error:
+    except InputError as error:
         raise click.ClickException(str(error)) from None
     names = [default_name(c) for c in commands]
     if names[0] == names[1]:
@@ -54,7 +62,7 @@ def _summary(records: list[GameRecord], names: tuple[str, str]) -> list[str]:
         losses = sum(1 for r in records if r.winner == 1 - index)
         draws = len(records) - wins - losses
         lines.append(f"  {name}: {wins} W, {draws} D, {losses} L")
-    faults = [r for r in records if r.reason.is_fault]
+    faults = [r for r in records if r.loser_failed]
     if faults:
         lines.append(f"  engine faults: {len(faults)} (see 'detail' in the records)")
     return lines
@@ -63,11 +71,10 @@ def _summary(records: list[GameRecord], names: tuple[str, str]) -> list[str]:
 @click.command("match")
 @click.argument("command_a")
 @click.argument("command_b")
-@click.option(
+@field_option(
     "--games",
-    type=click.IntRange(1, 100_000),
-    default=2,
-    show_default=True,
+    model=MatchConfig,
+    field="games",
     help="Games to play; pairs share a hidden layout with seats swapped.",
 )
 @rules_option
@@ -98,51 +105,66 @@ def match_command(
     finished game and a summary; exits 0 when every game was played.
     """
     engines = _engine_specs(command_a, command_b)
-    if out is None:
-        out = Path("banqi-runs") / dt.datetime.now().strftime("match-%Y%m%d-%H%M%S")
-    if (out / GAMES_DIR).is_dir() and any((out / GAMES_DIR).glob("*.json")):
-        raise click.ClickException(
-            f"{out} already holds game records; choose another --out (a match never "
-            "overwrites records)"
-        )
     key = referee_key(key_file)
-    try:
-        (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise click.ClickException(
-            f"cannot create the records folder {out / GAMES_DIR}: {error.strerror}"
-        ) from None
+    folder = _records_folder(out)
     config = MatchConfig(
         engines=engines,
         games=games,
         rules=rules,
         time_control=time_control,
         seed=new_seed() if seed is None else seed,
-        out=out,
+        out=folder,
         log_traffic=log_traffic,
         stall_timeout=stall_timeout,
     )
     click.echo(
         f"match: {engines[0].name} vs {engines[1].name}, {games} games, rules {rules.name}, "
-        f"time {time_control.describe()}, seed {config.seed}, records in {out}"
+        f"time {time_control.describe()}, seed {config.seed}, records in {folder}"
     )
+    finished = play_with_progress(config, key)
+    for line in _summary(finished, (engines[0].name, engines[1].name)):
+        click.echo(line)
+
+
+def _records_folder(out: Path | None) -> Path:
+    """The match's folder (default: a new dated one), made, and refused if it holds records."""
+    if out is None:
+        out = Path("banqi-runs") / dt.datetime.now().strftime("match-%Y%m%d-%H%M%S")
+    games = out / GAMES_DIR
+    if games.is_dir() and any(games.glob("*.json")):
+        raise click.ClickException(
+            f"{out} already holds game records; choose another --out (a match never "
+            "overwrites records)"
+        )
+    try:
+        games.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise click.ClickException(
+            f"cannot create the records folder {games}: {error.strerror}"
+        ) from None
+    return out
+
+
+def play_with_progress(config: MatchConfig, key: bytes) -> list[GameRecord]:
+    """Play the match, printing a line per game; Ctrl-C exits 130 keeping finished records."""
     finished: list[GameRecord] = []
 
     def report(record: GameRecord) -> None:
         finished.append(record)
-        click.echo(_game_line(record, len(finished), games))
+        click.echo(_game_line(record, len(finished), config.games))
 
     try:
         play_match(config, key, report)
     except KeyboardInterrupt:
         click.echo(
-            f"interrupted: {len(finished)} of {games} games finished; records in {out}", err=True
+            f"interrupted: {len(finished)} of {config.games} games finished; "
+            f"records in {config.out}",
+            err=True,
         )
         raise SystemExit(130) from None
     except OSError as error:
-        raise click.ClickException(f"cannot write the records in {out}: {error}") from None
-    for line in _summary(finished, (engines[0].name, engines[1].name)):
-        click.echo(line)
+        raise click.ClickException(f"cannot write the records in {config.out}: {error}") from None
+    return finished
 
 
 def _print_report(report: ReplayReport, recorded: str) -> None:
@@ -182,7 +204,7 @@ def replay_command(record: Path, rules: RuleSet | None) -> None:
             text = read_text_record(record)
             report = replay_text_record(text, rules or RulesType().convert("olympiad", None, None))
             recorded = text.result_line or "(no result line)"
-    except (BanqiError, OSError) as error:
+    except (BanqiError, InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
     _print_report(report, recorded)
     if not report.ok:
@@ -192,5 +214,5 @@ def replay_command(record: Path, rules: RuleSet | None) -> None:
 @click.command("reasons")
 def reasons_command() -> None:
     """List the reason codes that end a game, as written in records."""
-    for reason, text in REASON_DOCS.items():
-        click.echo(f"{reason.value:<22} {text}")
+    for reason in Reason:
+        click.echo(f"{reason.value:<22} {reason.meaning}")

@@ -10,16 +10,17 @@ import click
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
 from referee.engine_spec import split_command
+from referee.errors import InputError
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
 from tournaments.config import TournamentConfig, config_from_data, demo_engines, load_config
 from tournaments.play import prepare, run_tournament
 from tournaments.reports import format_standings_text
 from tournaments.results import Standings
-from tournaments.runner import FAILURES, RunEvents
+from tournaments.runner import RunEvents, RunOptions
 from tournaments.state import existing_records, locked_run
 
-from .options import referee_key, rules_option, run_options, time_control_options
+from .options import field_option, referee_key, rules_option, run_options, time_control_options
 
 DEFAULT_OUT = Path("banqi-runs") / "tournament"
 DEMO_DEFAULTS: dict[str, Any] = {
@@ -45,7 +46,7 @@ def _engines_from_flags(values: tuple[str, ...]) -> list[dict[str, Any]]:
             )
         try:
             engines.append({"name": name.strip(), "command": split_command(command)})
-        except BanqiError as error:
+        except InputError as error:
             raise click.BadParameter(str(error), param_hint="--engine") from None
     return engines
 
@@ -117,7 +118,7 @@ class Progress:
         left = (self.total - done) * elapsed / self.played
         a, b = (p.name for p in record.players)
         leader = standings.rows[0]
-        fault = f"  FAULT {record.detail}" if record.reason in FAILURES else ""
+        fault = f"  FAULT {record.detail}" if record.loser_failed else ""
         click.echo(
             f"[{done}/{self.total}] {record.game_id} {a} {record.score} {b} "
             f"{record.reason.value} ({record.end_ply} plies) | elapsed {_clock(elapsed)}, "
@@ -149,7 +150,7 @@ def play_tournament(
         )
     progress = Progress(len(games), already, quiet)
     events = RunEvents(progress.game_done, progress.engine_out)
-    return run_tournament(state, games, out, events, log_traffic)
+    return run_tournament(state, games, RunOptions(out=out, events=events, log_traffic=log_traffic))
 
 
 @click.command("tournament")
@@ -165,18 +166,16 @@ def play_tournament(
     metavar="NAME=COMMAND",
     help="An engine (repeat). Without engines or CONFIG: the built-in demo field.",
 )
-@click.option(
+@field_option(
     "--rounds",
-    type=click.IntRange(1, 10_000),
-    default=1,
-    show_default=True,
+    model=TournamentConfig,
+    field="rounds",
     help="In each round every pair plays one hidden layout twice, seats swapped.",
 )
-@click.option(
+@field_option(
     "--concurrency",
-    type=click.IntRange(1, 64),
-    default=1,
-    show_default=True,
+    model=TournamentConfig,
+    field="concurrency",
     help="Games played at once (the demo: one per core, up to 4).",
 )
 @rules_option
@@ -229,7 +228,7 @@ def tournament_command(
         key = referee_key(key_file)
         with locked_run(out):
             standings = play_tournament(config, out, key, log_traffic, quiet)
-    except (BanqiError, OSError) as error:
+    except (BanqiError, InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:
         click.echo(

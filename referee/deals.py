@@ -20,11 +20,13 @@ from pathlib import Path
 
 from banqi_engine.layout import random_layout
 
+from .errors import InputError
+
 KEY_ENV = "BANQI_REFEREE_KEY"
 KEY_BYTES = 32
 
 
-class KeyFileError(OSError):
+class KeyFileError(InputError):
     """The referee key file cannot be read or created."""
 
 

@@ -5,13 +5,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from banqi_engine.errors import BanqiError
+from .errors import InputError
 
 NAME_LIMIT = 80
 """Longest engine name, in characters."""
 
 
-class EngineSpecError(BanqiError):
+class EngineSpecError(InputError):
     """An engine command line that cannot be used."""
 
 

@@ -8,9 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from banqi_engine.rules import RuleSet
 
-from .deals import deal_secret
 from .engine_spec import EngineSpec
-from .game_runner import DEFAULT_STALL_TIMEOUT, GameSetup, play_game
+from .engine_start import EngineFactory, start_engine_process
+from .game_runner import play_game
+from .game_setup import DEFAULT_STALL_TIMEOUT, GameSetup, StallTimeout, game_setup
 from .record import GameRecord
 from .storage import save_game, traffic_path
 from .timecontrol import TimeControl
@@ -28,22 +29,22 @@ class MatchConfig(BaseModel):
     seed: int
     out: Path
     log_traffic: bool = False
-    stall_timeout: float = Field(default=DEFAULT_STALL_TIMEOUT, gt=0, le=600)
+    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
 
 
 def match_setups(config: MatchConfig, key: bytes) -> list[GameSetup]:
     """Game ``i`` deals layout ``i // 2``; the engine listed second moves first in odd games."""
     width = max(4, len(str(config.games)))
     return [
-        GameSetup(
+        game_setup(
             game_id=f"g{index + 1:0{width}d}",
-            rules=config.rules,
-            time_control=config.time_control,
             players=config.engines,
             first=index % 2,
-            seed=config.seed,
             deal=str(index // 2),
-            deal_secret=deal_secret(key, config.seed, str(index // 2)),
+            seed=config.seed,
+            key=key,
+            rules=config.rules,
+            time_control=config.time_control,
             stall_timeout=config.stall_timeout,
         )
         for index in range(config.games)
@@ -51,13 +52,17 @@ def match_setups(config: MatchConfig, key: bytes) -> list[GameSetup]:
 
 
 async def run_match(
-    config: MatchConfig, key: bytes, on_game: Callable[[GameRecord], None]
+    config: MatchConfig,
+    key: bytes,
+    on_game: Callable[[GameRecord], None],
+    *,
+    start_engine: EngineFactory = start_engine_process,
 ) -> list[GameRecord]:
     """Play every game in order, saving each record the moment its game ends."""
     records = []
     for setup in match_setups(config, key):
         log = traffic_path(config.out, setup.game_id) if config.log_traffic else None
-        record = await play_game(setup, log)
+        record = await play_game(setup, traffic_path=log, start_engine=start_engine)
         save_game(config.out, record)
         records.append(record)
         on_game(record)
@@ -67,5 +72,5 @@ async def run_match(
 def play_match(
     config: MatchConfig, key: bytes, on_game: Callable[[GameRecord], None]
 ) -> list[GameRecord]:
-    """Blocking form of ``run_match``."""
+    """Blocking form of ``run_match`` with engine processes."""
     return asyncio.run(run_match(config, key, on_game))

@@ -1,5 +1,10 @@
-"""The fixed set of reason codes that end a game, and their words for people."""
+"""The reason codes that end a game, and for each: how it ends, whether it is a fault, its words.
 
+This is the one place that knows these facts; the referee, the records, the match
+summary, the tournament's failure counter and ``banqi reasons`` all ask it.
+"""
+
+from dataclasses import dataclass
 from enum import StrEnum
 
 from banqi_engine.game import BoardEnd
@@ -19,29 +24,107 @@ class Reason(StrEnum):
     RESIGN = "resign"
     FORFEIT = "forfeit"
 
+    @classmethod
+    def of_board_end(cls, end: BoardEnd) -> "Reason":
+        """The reason code of an end on the board."""
+        return cls(end.value)
+
+    @property
+    def is_board_end(self) -> bool:
+        """Whether the rules ended the game on the board (no engine lost by misbehaving)."""
+        return _FACTS[self].board_end
+
     @property
     def is_fault(self) -> bool:
-        """Whether the loser's engine misbehaved (as opposed to losing on the board)."""
-        return self in ENGINE_FAULTS
+        """Whether the loser's engine misbehaved, whatever else happened.
+
+        A time loss is not a fault by itself: see :func:`counts_as_failure`.
+        """
+        return _FACTS[self].fault
+
+    @property
+    def loser_words(self) -> str:
+        """What the loser did, for a result line: ``black {loser_words}``."""
+        return _FACTS[self].loser_words
+
+    @property
+    def meaning(self) -> str:
+        """What the code means, for people (``banqi reasons``)."""
+        return _FACTS[self].meaning
 
 
-ENGINE_FAULTS = frozenset(
-    {Reason.ILLEGAL_MOVE, Reason.UNREADABLE_REPLY, Reason.CRASH, Reason.STALL}
-)
+def counts_as_failure(reason: Reason, stopped_answering: bool) -> bool:
+    """Whether a lost game counts as the loser's engine failing (faults in a row, summaries).
 
-REASON_DOCS: dict[Reason, str] = {
-    Reason.NO_LEGAL_MOVE: "the side to move had no legal action and lost",
-    Reason.THREEFOLD_REPETITION: "the same position (board and side to move) occurred the "
-    "rule set's repetition count of times: draw",
-    Reason.NO_PROGRESS: "the rule set's limit of plies without flip or capture was reached: draw",
-    Reason.TIME_FORFEIT: "the loser's clock (or per-move limit) ran out, beyond the grace margin",
-    Reason.ILLEGAL_MOVE: "the loser answered genmove with a move that is illegal in the position",
-    Reason.UNREADABLE_REPLY: "the loser's genmove reply did not parse, carried a wrong id, was a "
-    "failure reply, or was an endless line",
-    Reason.CRASH: "the loser's process exited, failed to start, or closed its pipes",
-    Reason.STALL: "the loser did not answer a command other than genmove in time, or its "
-    "processes used no CPU for that long while it owed a move (stuck, not thinking)",
-    Reason.RESIGN: "the loser resigned (genmove answered a0 a0)",
-    Reason.FORFEIT: "the loser's engine kept failing and its remaining games were forfeited "
-    "without play",
+    Every engine fault counts. A time loss counts only if the engine also stopped
+    answering (it was cut off with the move still owed); an engine that answered,
+    only too late, lost on the clock as a player may, and is not failing.
+    """
+    return reason.is_fault or (reason is Reason.TIME_FORFEIT and stopped_answering)
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    board_end: bool
+    fault: bool
+    loser_words: str
+    meaning: str
+
+
+_FACTS: dict[Reason, _Facts] = {
+    Reason.NO_LEGAL_MOVE: _Facts(
+        True, False, "has no legal move", "the side to move had no legal action and lost"
+    ),
+    Reason.THREEFOLD_REPETITION: _Facts(
+        True,
+        False,
+        "",
+        "the same position (board and side to move) occurred the rule set's repetition "
+        "count of times: draw",
+    ),
+    Reason.NO_PROGRESS: _Facts(
+        True,
+        False,
+        "",
+        "the rule set's limit of plies without flip or capture was reached: draw",
+    ),
+    Reason.TIME_FORFEIT: _Facts(
+        False,
+        False,
+        "exceeded its time",
+        "the loser's clock (or per-move limit) ran out, beyond the grace margin",
+    ),
+    Reason.ILLEGAL_MOVE: _Facts(
+        False,
+        True,
+        "played an illegal move",
+        "the loser answered genmove with a move that is illegal in the position",
+    ),
+    Reason.UNREADABLE_REPLY: _Facts(
+        False,
+        True,
+        "sent an unreadable reply",
+        "the loser's genmove reply did not parse, carried a wrong id, was a failure reply, "
+        "or was an endless line",
+    ),
+    Reason.CRASH: _Facts(
+        False,
+        True,
+        "crashed",
+        "the loser's process exited, failed to start, or closed its pipes",
+    ),
+    Reason.STALL: _Facts(
+        False,
+        True,
+        "stopped answering",
+        "the loser did not answer a command other than genmove in time, or its processes "
+        "used no CPU for that long while it owed a move (stuck, not thinking)",
+    ),
+    Reason.RESIGN: _Facts(False, False, "resigned", "the loser resigned (genmove answered a0 a0)"),
+    Reason.FORFEIT: _Facts(
+        False,
+        False,
+        "forfeited",
+        "the loser's engine kept failing and its remaining games were forfeited without play",
+    ),
 }

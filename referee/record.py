@@ -1,22 +1,27 @@
 """The JSON game record: a validated, versioned model that replays a whole game."""
 
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from banqi_engine.errors import BanqiError
+from banqi_engine.layout import format_layout
 from banqi_engine.rules import RuleSet
 
 from .atomic import write_atomic
-from .reasons import Reason
+from .deals import layout_from_secret
+from .engine_spec import EngineSpec
+from .errors import InputError
+from .game_setup import GameSetup
+from .reasons import Reason, counts_as_failure
 from .timecontrol import TimeControl
 
 RECORD_FORMAT: Final = "banqi-record/1"
 
 
-class RecordError(BanqiError):
+class RecordError(InputError):
     """A record file that cannot be read or does not validate."""
 
 
@@ -69,6 +74,10 @@ class GameRecord(BaseModel):
         description="The ending in words, e.g. 'red wins: black has no legal move'."
     )
     detail: str = Field(default="", description="What the fault was, for engine faults.")
+    stopped_answering: bool = Field(
+        default=False,
+        description="The loser was cut off with a command unanswered (no reply by its deadline).",
+    )
     end_ply: int = Field(ge=0, description="Plies played when the game ended.")
 
     @property
@@ -81,6 +90,58 @@ class GameRecord(BaseModel):
         if self.winner is None:
             return 0.5
         return 1.0 if self.winner == player else 0.0
+
+    @property
+    def loser_failed(self) -> bool:
+        """Whether the loser's engine failed (see ``reasons.counts_as_failure``)."""
+        return counts_as_failure(self.reason, self.stopped_answering)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameEnd:
+    """How a game ended, as the referee (or a forfeit) decided it."""
+
+    winner: int | None
+    reason: Reason
+    result: str
+    detail: str = ""
+    stopped_answering: bool = False
+
+
+def build_record(
+    setup: GameSetup,
+    players: tuple[PlayerInfo, PlayerInfo],
+    plies: list[PlyRecord],
+    end: GameEnd,
+    started_at: datetime,
+    finished_at: datetime,
+) -> GameRecord:
+    """The record of a finished (or forfeited) game of ``setup``, its layout revealed."""
+    return GameRecord(
+        game_id=setup.game_id,
+        rules=setup.rules,
+        time_control=setup.time_control,
+        players=players,
+        first=setup.first,
+        seed=setup.seed,
+        deal=setup.deal,
+        deal_secret=setup.deal_secret,
+        layout=format_layout(layout_from_secret(setup.deal_secret)),
+        started_at=started_at,
+        finished_at=finished_at,
+        plies=plies,
+        winner=end.winner,
+        reason=end.reason,
+        result=end.result,
+        detail=end.detail,
+        stopped_answering=end.stopped_answering,
+        end_ply=len(plies),
+    )
+
+
+def player_info(spec: EngineSpec) -> PlayerInfo:
+    """A seat's record entry before the engine has said anything."""
+    return PlayerInfo(name=spec.name, command=list(spec.command))
 
 
 def write_record(record: GameRecord, path: Path) -> None:

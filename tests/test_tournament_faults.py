@@ -15,7 +15,7 @@ from referee.reasons import Reason
 from referee.record import GameRecord, read_record
 from referee.replay import replay_game_record
 from tournaments.config import TournamentConfig
-from tournaments.runner import FailureTracker, forfeit_record
+from tournaments.failures import FailureTracker, forfeit_record
 from tournaments.schedule import schedule
 
 CRASHER = """
@@ -192,12 +192,15 @@ def tracker_records() -> tuple[GameRecord, GameRecord]:
         ("CCFC", True),
         ("CCyC", False),
         ("CTU", True),
+        ("CtU", False),
+        ("ttt", False),
         ("CSI", True),
     ],
 )
 def test_failures_must_come_in_a_row(outcomes: str, out: bool) -> None:
-    """C crash, T time, U unreadable, S stall, I illegal; W win, D draw, L board loss;
-    F forfeit (not counted); y: the opponent crashed."""
+    """C crash, T time (no answer at all), U unreadable, S stall, I illegal; W win, D draw,
+    L board loss, t time (answered, too late); F forfeit (not counted); y: the opponent
+    crashed."""
     won, lost = tracker_records()
     faults = {
         "C": Reason.CRASH,
@@ -210,7 +213,10 @@ def test_failures_must_come_in_a_row(outcomes: str, out: bool) -> None:
     newly_out: list[str] = []
     for letter in outcomes:
         if letter in faults:
-            record = lost.model_copy(update={"reason": faults[letter]})
+            silent = letter in "TS"
+            record = lost.model_copy(update={"reason": faults[letter], "stopped_answering": silent})
+        elif letter == "t":
+            record = lost.model_copy(update={"reason": Reason.TIME_FORFEIT})
         elif letter == "W":
             record = won.model_copy(update={"reason": Reason.NO_LEGAL_MOVE})
         elif letter == "D":

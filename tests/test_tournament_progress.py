@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from banqi_cli.tournament_command import Progress, tournament_command
 from referee.engine_spec import EngineSpec
 from tournaments.config import TournamentConfig
-from tournaments.runner import forfeit_record, standings_from_records
+from tournaments.failures import forfeit_record
+from tournaments.from_records import standings_from_records
 from tournaments.schedule import schedule
 
 INSTANT = """

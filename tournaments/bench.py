@@ -19,7 +19,7 @@ from referee.record import read_record
 from referee.storage import record_path
 
 from .config import TournamentConfig, builtin_engine_command
-from .runner import FailureTracker, RunEvents, run_games
+from .runner import RunEvents, RunOptions, run_games
 from .schedule import schedule
 
 
@@ -62,18 +62,7 @@ def bench_referee(games: int, concurrency: int, rules: RuleSet) -> RefereeBench:
         referee_before = _cpu(resource.RUSAGE_SELF)
         engines_before = _cpu(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        asyncio.run(
-            run_games(
-                scheduled,
-                {},
-                out,
-                concurrency,
-                FailureTracker(config.max_failures),
-                [e.name for e in engines],
-                False,
-                events,
-            )
-        )
+        asyncio.run(run_games(scheduled, config, RunOptions(out=out, events=events)))
         wall = time.perf_counter() - start
         plies = sum(
             len(read_record(record_path(out, game.setup.game_id)).plies) for game in scheduled

@@ -15,8 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from banqi_engine.errors import BanqiError
 from banqi_engine.players import MAX_LEVEL
 from banqi_engine.rules import PRESETS, RuleSet, resolve_rules, rules_from_data
-from referee.engine_spec import EngineSpec, split_command
-from referee.game_runner import DEFAULT_STALL_TIMEOUT
+from referee.engine_spec import EngineSpec, EngineSpecError, split_command
+from referee.errors import InputError
+from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout
 from referee.timecontrol import TimeControl
 
 MAX_ENGINES = 64
@@ -25,7 +26,7 @@ LEVEL_NAMES = {0: "random", 1: "greedy", 2: "quick-search", 3: "search"}
 """Names of the built-in engine's levels in the demo field."""
 
 
-class ConfigError(BanqiError):
+class ConfigError(InputError):
     """A tournament configuration that cannot be used."""
 
 
@@ -42,7 +43,7 @@ class TournamentConfig(BaseModel):
     time_control: TimeControl = TimeControl()
     seed: int | None = Field(default=None, ge=0, description="Run seed; random when omitted.")
     concurrency: int = Field(default=1, ge=1, le=64, description="Games at once.")
-    stall_timeout: float = Field(default=DEFAULT_STALL_TIMEOUT, gt=0, le=600)
+    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
     max_failures: int = Field(
         default=3, ge=1, le=1000, description="Faults in a row that forfeit an engine's games."
     )
@@ -76,7 +77,7 @@ class TournamentConfig(BaseModel):
                 if isinstance(item, dict) and isinstance(item.get("command"), str):
                     try:
                         item = {**item, "command": split_command(item["command"])}
-                    except BanqiError as error:
+                    except EngineSpecError as error:
                         who = item.get("name") or f"number {index + 1}"
                         raise ValueError(f"engine {who}: {error}") from None
                 out.append(item)

@@ -7,9 +7,9 @@ from referee.deals import new_seed
 
 from .config import TournamentConfig
 from .results import Standings
-from .runner import FailureTracker, RunEvents, games_left, run_games
+from .runner import RunOptions, run_games
 from .schedule import ScheduledGame, schedule
-from .state import TournamentState, existing_records, open_run
+from .state import TournamentState, open_run
 
 
 def prepare(
@@ -21,22 +21,7 @@ def prepare(
 
 
 def run_tournament(
-    state: TournamentState,
-    games: list[ScheduledGame],
-    out: Path,
-    events: RunEvents,
-    log_traffic: bool = False,
+    state: TournamentState, games: list[ScheduledGame], options: RunOptions
 ) -> Standings:
     """Play the games that have no record yet; return the final standings."""
-    done = existing_records(out, [g.setup.game_id for g in games])
-    tracker = FailureTracker(state.config.max_failures)
-    for record in sorted(done.values(), key=lambda r: r.finished_at):
-        tracker.add(record)
-    for name in sorted(tracker.out):
-        remaining = games_left(games, done, name)
-        if remaining:
-            events.engine_out(name, remaining, tracker.last_fault.get(name, ""))
-    names = [spec.name for spec in state.config.engines]
-    return asyncio.run(
-        run_games(games, done, out, state.config.concurrency, tracker, names, log_traffic, events)
-    )
+    return asyncio.run(run_games(games, state.config, options))

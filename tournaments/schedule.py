@@ -7,8 +7,7 @@ games of a pair share the deal ``r<round>-<i>-<j>``.
 
 from dataclasses import dataclass
 
-from referee.deals import deal_secret
-from referee.game_runner import GameSetup
+from referee.game_setup import GameSetup, game_setup
 
 from .config import TournamentConfig
 
@@ -30,17 +29,16 @@ def schedule(config: TournamentConfig, seed: int, key: bytes) -> list[ScheduledG
         for i in range(count):
             for j in range(i + 1, count):
                 deal = f"r{round_number}-{i + 1}-{j + 1}"
-                secret = deal_secret(key, seed, deal)
                 for first in (0, 1):
-                    setup = GameSetup(
+                    setup = game_setup(
                         game_id=f"{deal}-{first + 1}",
-                        rules=config.rules,
-                        time_control=config.time_control,
                         players=(config.engines[i], config.engines[j]),
                         first=first,
-                        seed=seed,
                         deal=deal,
-                        deal_secret=secret,
+                        seed=seed,
+                        key=key,
+                        rules=config.rules,
+                        time_control=config.time_control,
                         stall_timeout=config.stall_timeout,
                     )
                     games.append(ScheduledGame(setup, (i, j), deal))

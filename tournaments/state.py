@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from referee.atomic import write_atomic
+from referee.errors import InputError
 from referee.record import GameRecord, RecordError, read_record
 from referee.storage import GAMES_DIR, record_path
 
@@ -25,6 +26,14 @@ STATE_FILE = "tournament.json"
 LOCK_FILE = "tournament.lock"
 RESUMABLE_FIELDS = frozenset({"concurrency"})
 """Config fields that may change on resume: they do not change which games are played."""
+
+
+class RunFolderError(InputError):
+    """A run folder whose saved state is damaged or is not a tournament's."""
+
+
+class RunLockedError(InputError):
+    """Another process holds the run folder's lock: two runs must not share a folder."""
 
 
 class TournamentState(BaseModel):
@@ -74,7 +83,7 @@ def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentSt
         try:
             state = TournamentState.model_validate_json(path.read_text(encoding="utf-8"))
         except (OSError, ValidationError) as error:
-            raise ConfigError(f"{path} is damaged or not a tournament state: {error}") from None
+            raise RunFolderError(f"{path} is damaged or not a tournament state: {error}") from None
         wanted = (
             config
             if config.seed is not None
@@ -99,7 +108,7 @@ def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentSt
 
 @contextlib.contextmanager
 def locked_run(out: Path) -> Iterator[None]:
-    """Hold the run folder for this process while it runs; ConfigError if another holds it.
+    """Hold the run folder for this process while it runs; RunLockedError if another holds it.
 
     The lock is an ``flock`` on ``tournament.lock``, so it ends with the process, however
     the process ends.
@@ -109,7 +118,7 @@ def locked_run(out: Path) -> Iterator[None]:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise ConfigError(
+            raise RunLockedError(
                 f"another tournament run is using {out}; wait for it to end or stop it"
             ) from None
         yield
