@@ -21,6 +21,7 @@ from pathlib import Path
 
 from banqi_engine.rules import PRESETS
 from referee.engine_spec import EngineSpec
+from referee.engine_start import EngineFactory, start_engine_process
 from referee.match import MatchConfig, run_match
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
@@ -195,6 +196,7 @@ def play(
     seed: int = 7,
     key: bytes = TEST_KEY,
     log_traffic: bool = False,
+    start_engine: EngineFactory = start_engine_process,
 ) -> list[GameRecord]:
     """Run a match in this process and return its records (also saved under ``out``)."""
     config = MatchConfig(
@@ -207,7 +209,7 @@ def play(
         log_traffic=log_traffic,
         stall_timeout=stall_timeout,
     )
-    return asyncio.run(run_match(config, key, lambda record: None))
+    return asyncio.run(run_match(config, key, lambda record: None, start_engine=start_engine))
 
 
 def process_state(pid: int) -> tuple[str, int] | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from in_process_engines import engine_spec, in_process
 from referee_fakes import TEST_KEY, Fake, play, survivors, write_fake
 
 from banqi_cli.main import cli
@@ -37,8 +38,8 @@ PLATFORM_TIME = re.compile(r"\* \d{1,2}:\d\d[ap]m [A-Z][a-z]{2} \d{1,2}, \d{4}")
 def engines(rules: str) -> tuple[EngineSpec, EngineSpec]:
     extra = ("--rules", rules)
     return (
-        EngineSpec(name="random", command=(ENGINE, "--level", "0", "--seed", "1", *extra)),
-        EngineSpec(name="greedy", command=(ENGINE, "--level", "1", "--seed", "2", *extra)),
+        engine_spec("random", "--level", "0", "--seed", "1", *extra),
+        engine_spec("greedy", "--level", "1", "--seed", "2", *extra),
     )
 
 
@@ -46,7 +47,7 @@ def engines(rules: str) -> tuple[EngineSpec, EngineSpec]:
 def run(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[Path, list[GameRecord]]:
-    """Two games between two banqi-engine processes under a preset; the folder and records."""
+    """Two games between our engine's loop, played in-process, under a preset."""
     rules: str = request.param
     out = tmp_path_factory.mktemp(rules)
     with pytest.MonkeyPatch.context() as patch:
@@ -58,6 +59,7 @@ def run(
             rules=rules,
             seed=11,
             log_traffic=rules == "olympiad",
+            start_engine=in_process(),
         )
     return out / "run", records
 
