@@ -12,7 +12,6 @@ import pytest
 
 from protocol.client import EngineClient
 from protocol.errors import (
-    EngineError,
     EnginePipeClosedError,
     EngineStartError,
     EngineTerminatedError,
@@ -361,8 +360,9 @@ def on_command(i, words):
 
     async def scenario() -> None:
         async with await EngineClient.start(engine_script(tmp_path, custom)) as engine:
-            with pytest.raises(MalformedReplyError):
+            with pytest.raises(MalformedReplyError) as caught:
                 await engine.request(Command.genmove("red"), 5.0)
+            assert type(caught.value) is MalformedReplyError
 
     run(scenario)
 
@@ -474,8 +474,9 @@ def test_kill_is_the_hard_path(tmp_path: Path) -> None:
     async def scenario() -> EngineClient:
         engine = await EngineClient.start(engine_script(tmp_path))
         await engine.kill()
-        with pytest.raises(EngineError):
+        with pytest.raises(EngineTerminatedError) as caught:
             await engine.request(Command.name(), 1.0)
+        assert caught.value.returncode == -9
         await engine.quit()
         return engine
 

@@ -1,6 +1,7 @@
 """DCTP messages: command and reply lines, their parsing, genmove answers."""
 
 import pickle
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
@@ -147,17 +148,25 @@ def test_lines_without_a_usable_id(line: str) -> None:
     assert caught.value.id is None
 
 
-def test_constructors_refuse_bad_values() -> None:
-    with pytest.raises(ValueError, match="blue"):
-        Command.genmove("blue")
-    with pytest.raises(ValueError, match="red or black"):
-        Command.time_left("unknown", 5)
-    with pytest.raises(ValueError, match="flip"):
-        Command.move(3, 3)
-    with pytest.raises(ValueError, match=">= 0"):
-        Command.time_settings(-1)
-    with pytest.raises(ValueError, match="one word"):
-        Command.known_command("two words")
+@pytest.mark.parametrize(
+    ("make", "fragment"),
+    [
+        (lambda: Command.genmove("blue"), "blue"),
+        (lambda: Command.genmove(7), "colour code 7"),
+        (lambda: Command.time_left("unknown", 5), "red or black"),
+        (lambda: Command.move(3, 3), "flip"),
+        (lambda: Command.flip(3, 14), "piece code 14"),
+        (lambda: Command.time_settings(-1), ">= 0"),
+        (lambda: Command.num_repetition(-2), ">= 0"),
+        (lambda: Command.known_command("two words"), "one word"),
+    ],
+)
+def test_constructors_refuse_bad_values(make: Callable[[], Command], fragment: str) -> None:
+    """A programming error in the driver: a plain ValueError, not a subclass of it (such as
+    UnicodeError) and not a ProtocolError, which would pass for an engine's fault."""
+    with pytest.raises(ValueError, match=fragment) as caught:
+        make()
+    assert type(caught.value) is ValueError
 
 
 REPLIES = [

@@ -30,13 +30,27 @@ def command_line(fake: Fake) -> str:
     return shlex.join([sys.executable, fake.script.name])
 
 
-def start_match(*args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
+def default_sigint() -> None:
+    """In the child before exec: SIGINT back to its default action.
+
+    A shell starts background jobs with SIGINT ignored, and an ignored signal stays
+    ignored across exec, so under ``pytest &`` the referee would inherit SIG_IGN and
+    (rightly) never see Ctrl-C. A user's terminal delivers it with the default action.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start_match(
+    *args: str, cwd: Path | None = None, interruptible: bool = False
+) -> subprocess.Popen[str]:
+    """``banqi match ARGS``; ``interruptible`` starts it with SIGINT at its default action."""
     return subprocess.Popen(
         [BANQI, "match", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=cwd,
+        preexec_fn=default_sigint if interruptible else None,
     )
 
 
@@ -208,6 +222,7 @@ def test_ctrl_c_stops_the_match_cleanly_and_keeps_finished_records(
         command_line(other),
         *("--games", "4", "--out", str(out), "--log-traffic"),
         cwd=slow.folder,
+        interruptible=True,
     )
     try:
         wait_for(process, lambda: len(slow.pids()) == 2 and len(other.pids()) == 2)
@@ -233,3 +248,51 @@ def test_ctrl_c_stops_the_match_cleanly_and_keeps_finished_records(
     assert not record_path(out, "g0002").exists()
     assert not [p for p in (out / "games").iterdir() if p.name.startswith(".")]
     assert survivors([*slow.pids(), *other.pids()]) == []
+
+
+def test_the_summary_counts_wins_draws_and_losses_exactly(
+    tmp_path: Path, fakes: list[Fake]
+) -> None:
+    """One game resigned, one drawn: every number of the summary, from the records and pinned."""
+    folder = tmp_path / "engines"
+    resigner = write_fake(folder, "resigner", RESIGNS_IN_THE_FIRST_GAME, legal=True)
+    player = write_fake(folder, "player", legal=True)
+    fakes += [resigner, player]
+    key = tmp_path / "fixed.key"
+    key.write_bytes(bytes(range(100, 132)))
+    rules = tmp_path / "quiet.toml"
+    rules.write_text('preset = "olympiad"\nno_progress_limit = 1\n')  # a quiet move draws
+    out = tmp_path / "run"
+    process = start_match(
+        command_line(resigner),
+        command_line(player),
+        *("--games", "2", "--rules", str(rules), "--seed", "4"),
+        *("--key-file", str(key), "--out", str(out)),
+        cwd=folder,
+    )
+    status, stdout, stderr = finish(process)
+    assert status == 0, stderr
+
+    a, b = f"{PYTHON} resigner.py", f"{PYTHON} player.py"
+    records = [read_record(record_path(out, game_id)) for game_id in ("g0001", "g0002")]
+    assert [(r.reason, r.winner) for r in records] == [
+        (Reason.RESIGN, 1),
+        (Reason.NO_PROGRESS, None),
+    ]
+    points = [sum({None: 0.5, i: 1.0}.get(r.winner, 0.0) for r in records) for i in (0, 1)]
+    computed = [f"Score of {a} vs {b}: {points[0]:g} - {points[1]:g} ({len(records)} games)"]
+    for index, name in enumerate((a, b)):
+        wins = sum(r.winner == index for r in records)
+        draws = sum(r.winner is None for r in records)
+        losses = sum(r.winner == 1 - index for r in records)
+        computed.append(f"  {name}: {wins} W, {draws} D, {losses} L")
+    pinned = [
+        f"Score of {a} vs {b}: 0.5 - 1.5 (2 games)",
+        f"  {a}: 0 W, 1 D, 1 L",
+        f"  {b}: 1 W, 1 D, 0 L",
+    ]
+    assert computed == pinned
+    lines = stdout.splitlines()
+    assert len(lines) == 6, stdout  # the match line, a line per game, the summary: no faults
+    assert lines[3:] == pinned
+    assert survivors([*resigner.pids(), *player.pids()]) == []

@@ -1,0 +1,105 @@
+"""The referee's clock in real games: thinking time is charged, and the grace margin counts."""
+
+from pathlib import Path
+
+from referee_fakes import Fake, play, survivors, write_fake
+
+from referee.reasons import Reason
+from referee.record import GameRecord
+from referee.storage import traffic_path
+from referee.timecontrol import TimeControl
+
+THINKS = """
+def on_genmove(i, words):
+    if genmoves >= 3:
+        reply(i, "a0 a0")
+        return
+    time.sleep(0.3)
+    reply(i, choose(words[2]))
+"""
+"""Thinks 0.3 s over each of its first two genmoves, then resigns at once."""
+
+SLACK_MS = 1500
+"""How much longer than its sleep a genmove may take on a loaded machine."""
+
+
+def clocks_before(record: GameRecord, index: int) -> tuple[int, int]:
+    if index == 0:
+        start = record.time_control.time_ms
+        return start, start
+    return record.plies[index - 1].clocks_ms
+
+
+def test_each_genmove_is_charged_to_the_mover_and_sent_in_time_left(
+    tmp_path: Path, fakes: list[Fake]
+) -> None:
+    thinker = write_fake(tmp_path / "engines", "thinker", THINKS)
+    quick = write_fake(tmp_path / "engines", "quick")
+    fakes += [thinker, quick]
+    out = tmp_path / "run"
+    [record] = play(
+        out, (thinker.spec(), quick.spec()), time_control=TimeControl(time=60), log_traffic=True
+    )
+
+    assert (record.reason, record.winner, record.first) == (Reason.RESIGN, 1, 0)
+    assert [p.player for p in record.plies] == [0, 1, 0, 1]
+    for index, ply in enumerate(record.plies):
+        before, after = clocks_before(record, index), ply.clocks_ms
+        mover, other = ply.player, 1 - ply.player
+        drop = before[mover] - after[mover]
+        assert after[other] == before[other], (index, before, after)
+        assert abs(drop - ply.ms) <= 1, (index, drop, ply.ms)
+        if mover == 0:
+            assert 300 <= ply.ms <= 300 + SLACK_MS, (index, ply.ms)
+            assert 300 <= drop <= 300 + SLACK_MS, (index, drop)
+        else:
+            assert ply.ms < SLACK_MS, (index, ply.ms)
+    assert record.plies[-1].clocks_ms[0] <= 60_000 - 600
+
+    # After each ply both engines hear the mover's charged clock in time_left.
+    colours = {0: record.players[0].colour, 1: record.players[1].colour}
+    expected = [f"16 time_left {colours[p.player]} {p.clocks_ms[p.player]}" for p in record.plies]
+    transcript = traffic_path(out, record.game_id).read_text(encoding="utf-8").splitlines()
+    for name in ("thinker", "quick"):
+        sent = [line.split("> ", 1)[1] for line in transcript if f"[{name}] > 16 " in line]
+        assert sent == expected, name
+    assert survivors([*thinker.pids(), *quick.pids()]) == []
+
+
+def late_by(seconds: float, genmoves: int) -> str:
+    """A fake that answers its first ``genmoves`` genmoves after ``seconds``, then resigns."""
+    return f"""
+def on_genmove(i, words):
+    if genmoves > {genmoves}:
+        reply(i, "a0 a0")
+        return
+    time.sleep({seconds})
+    reply(i, choose(words[2]))
+"""
+
+
+MARGIN = TimeControl(time=60, move_time=0.5, margin_ms=1000)
+"""1.5 s allowed per move: 0.5 s and the 1 s margin (0.5 s without it, 10.5 s at ten times it)."""
+
+
+def test_a_move_within_the_margin_is_not_a_time_loss(tmp_path: Path, fakes: list[Fake]) -> None:
+    late = write_fake(tmp_path / "engines", "late", late_by(0.9, 2))
+    quick = write_fake(tmp_path / "engines", "quick")
+    fakes += [late, quick]
+    [record] = play(tmp_path / "run", (late.spec(), quick.spec()), time_control=MARGIN)
+
+    assert (record.reason, record.winner) == (Reason.RESIGN, 1), record.detail
+    late_plies = [p for p in record.plies if p.player == 0]
+    assert len(late_plies) == 2
+    for ply in late_plies:
+        assert ply.ms >= 900  # over the 0.5 s per move, under the 1.5 s allowed
+
+
+def test_a_move_beyond_the_margin_loses_on_time(tmp_path: Path, fakes: list[Fake]) -> None:
+    slow = write_fake(tmp_path / "engines", "slow", late_by(2.0, 1))
+    quick = write_fake(tmp_path / "engines", "quick")
+    fakes += [slow, quick]
+    [record] = play(tmp_path / "run", (slow.spec(), quick.spec()), time_control=MARGIN)
+
+    assert (record.reason, record.winner, record.plies) == (Reason.TIME_FORFEIT, 1, [])
+    assert survivors([*slow.pids(), *quick.pids()]) == []
