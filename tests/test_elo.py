@@ -66,7 +66,7 @@ def test_elo_from_extreme_scores_is_infinite() -> None:
     assert elo_from_score(1.0) == math.inf
     assert elo_from_score(0.0) == -math.inf
     for bad in (-0.01, 1.01):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="not between 0 and 1"):
             elo_from_score(bad)
 
 
@@ -166,13 +166,13 @@ def test_wdl_margin_unbounded_when_interval_reaches_a_bound() -> None:
 
 
 def test_negative_counts_are_rejected() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="negative count"):
         wdl_elo(-1, 0, 0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="negative count"):
         likelihood_of_superiority(0, -1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="negative count"):
         pentanomial_elo([0, 0, -1, 0, 0])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="5 counts, not 4"):
         pentanomial_elo([1, 2, 3, 4])
 
 

@@ -6,6 +6,7 @@ from collections import Counter
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from tournaments.ratings import fit_ratings
 from tournaments.results import GameResult, Standings
@@ -174,7 +175,7 @@ def test_bad_input_is_rejected() -> None:
         compute_standings([], ["A", "A"])
     with pytest.raises(ValueError, match="cannot play itself"):
         game("A", "A", 0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValidationError, match="winner"):
         game("A", "B", 2)
 
 
