@@ -1,32 +1,34 @@
 """Players: something that picks a legal move in a game, behind one small interface.
 
 Level 0 is ``RandomPlayer``; level 1 is ``GreedyPlayer``, a one-ply player that
-weighs material it wins now against the best capture the opponent gets in reply.
-A stronger search can replace them by implementing ``Player``.
+weighs material it wins now (at the evaluation's ``base_values``) against the best
+capture the opponent gets in reply; levels 2 and 3 are the search's ``SearchPlayer``.
 """
 
 import random
 from typing import Final, Protocol
 
 from .errors import MoveError
+from .evaluation import base_values
 from .game import Game
 from .movegen import generate_captures, generate_moves, has_legal_move
-from .moves import is_flip
-from .pieces import CANNON, HIDDEN, KIND_LETTERS, UNDECIDED
+from .moves import Move, is_flip, move_from, move_to
+from .pieces import BLACK, RED, UNDECIDED, colour_of, is_piece, kind_of, opponent
 from .position import Position
 from .rules import RuleSet, step_capture_masks
-from .squares import NUM_SQUARES
+from .search import SearchPlayer
+from .squares import CROSS_MASKS, Square, square_distance
 
 
 class Player(Protocol):
     """Chooses the move to play in a game."""
 
-    def choose(self, game: Game, budget_seconds: float | None) -> int:
+    def choose(self, game: Game, budget_seconds: float | None) -> Move:
         """A legal move code for the side to move; ``budget_seconds`` is the time it may use."""
         ...
 
 
-def _legal_moves(game: Game) -> list[int]:
+def _legal_moves(game: Game) -> list[Move]:
     moves = game.legal_moves()
     if not moves:
         raise MoveError("no legal move to choose from: the side to move has none")
@@ -39,42 +41,18 @@ class RandomPlayer:
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
 
-    def choose(self, game: Game, budget_seconds: float | None) -> int:
+    def choose(self, game: Game, budget_seconds: float | None) -> Move:
         """A random legal move."""
         return self._rng.choice(_legal_moves(game))
 
 
-ORDER_VALUES: Final = (60.0, 30.0, 20.0, 12.0, 8.0, 6.0, 4.0)
-"""Material value by place in the capture order, highest first."""
-JUMPING_CANNON_VALUE: Final = 15.0
-"""Value of a cannon that captures by jumping (it reaches any order from afar)."""
 WIN_BONUS: Final = 1000.0
 APPROACH_WEIGHT: Final = 0.1
 
 
-def piece_values(rules: RuleSet) -> tuple[float, ...]:
-    """Material value of each kind K G M R N C P under a rule set."""
-    values = [ORDER_VALUES[rules.capture_order.index(letter)] for letter in KIND_LETTERS]
-    if rules.cannon_capture == "jump":
-        values[CANNON] = JUMPING_CANNON_VALUE
-    return tuple(values)
-
-
-def _distance(a: int, b: int) -> int:
-    return abs((a >> 2) - (b >> 2)) + abs((a & 3) - (b & 3))
-
-
-def _on_line_with_face_up(pos: Position, square: int) -> bool:
+def _on_line_with_face_up(pos: Position, square: Square) -> bool:
     """Whether a face-up piece shares the rank or file of ``square``."""
-    rank, file = divmod(square, 4)
-    for other in range(NUM_SQUARES):
-        if (
-            other != square
-            and pos.board[other] < HIDDEN
-            and (other >> 2 == rank or other & 3 == file)
-        ):
-            return True
-    return False
+    return bool(CROSS_MASKS[square] & (pos.colour_bb[RED] | pos.colour_bb[BLACK]))
 
 
 class GreedyPlayer:
@@ -90,23 +68,23 @@ class GreedyPlayer:
     """
 
     def __init__(self, rules: RuleSet, seed: int | None = None) -> None:
-        self._values = piece_values(rules)
+        self._values = base_values(rules)
         self._rng = random.Random(seed)
 
-    def choose(self, game: Game, budget_seconds: float | None) -> int:
+    def choose(self, game: Game, budget_seconds: float | None) -> Move:
         """The best-scoring legal move."""
         moves = _legal_moves(game)
         pos = game.position.copy()
         if pos.side == UNDECIDED:
             return self._rng.choice(moves)
         rules = game.rules
-        waiting = Position(pos.board, pos.pool, pos.side ^ 1, pos.no_progress, pos.ply)
+        waiting = Position(pos.board, pos.pool, opponent(pos.side), pos.no_progress, pos.ply)
         standing_threat = self._best_capture_gain(waiting, rules)
         best_key: tuple[float, int, float, float] | None = None
         best_move = moves[0]
         for move in moves:
             if is_flip(move):
-                square = move >> 5
+                square = move_from(move)
                 if _on_line_with_face_up(pos, square):
                     score = -self._expected_flip_threat(pos, rules, square)
                 else:
@@ -119,12 +97,12 @@ class GreedyPlayer:
         return best_move
 
     def _score_step(
-        self, pos: Position, rules: RuleSet, move: int
+        self, pos: Position, rules: RuleSet, move: Move
     ) -> tuple[float, int, float, float]:
-        frm, to = move >> 5, move & 31
+        frm, to = move_from(move), move_to(move)
         target = pos.board[to]
-        capture = target < HIDDEN
-        gain = self._values[target % 7] if capture else 0.0
+        capture = is_piece(target)
+        gain = self._values[kind_of(target)] if capture else 0.0
         approach = 0.0 if capture else self._approach(pos, rules, frm, to)
         pos.make_move(move)
         if has_legal_move(pos, rules):
@@ -134,23 +112,23 @@ class GreedyPlayer:
         pos.unmake()
         return (round(score, 6), 2 if capture else 0, approach, self._rng.random())
 
-    def _approach(self, pos: Position, rules: RuleSet, frm: int, to: int) -> float:
+    def _approach(self, pos: Position, rules: RuleSet, frm: Square, to: Square) -> float:
         """How much closer a quiet move brings the piece to an enemy it can take."""
         piece = pos.board[frm]
-        mask = step_capture_masks(rules)[piece % 7]
-        enemy = (piece // 7) ^ 1
+        mask = step_capture_masks(rules)[kind_of(piece)]
+        enemy = opponent(colour_of(piece))
         targets = [
             square
             for square, state in enumerate(pos.board)
-            if state < HIDDEN and state // 7 == enemy and mask >> (state % 7) & 1
+            if is_piece(state) and colour_of(state) == enemy and mask >> kind_of(state) & 1
         ]
         if not targets:
             return 0.0
-        before = min(_distance(frm, square) for square in targets)
-        after = min(_distance(to, square) for square in targets)
+        before = min(square_distance(frm, square) for square in targets)
+        after = min(square_distance(to, square) for square in targets)
         return APPROACH_WEIGHT * (before - after)
 
-    def _expected_flip_threat(self, pos: Position, rules: RuleSet, square: int) -> float:
+    def _expected_flip_threat(self, pos: Position, rules: RuleSet, square: Square) -> float:
         total = sum(pos.pool)
         expected = 0.0
         for piece, count in enumerate(pos.pool):
@@ -166,24 +144,24 @@ class GreedyPlayer:
         values = self._values
         best = 0.0
         for move in generate_moves(pos, rules):
-            to = move & 31
+            to = move_to(move)
             target = board[to]
-            if target >= HIDDEN:
+            if not is_piece(target):
                 break
-            gain = values[target % 7]
+            gain = values[kind_of(target)]
             if gain <= best:
                 continue
             pos.make_move(move)
             if _can_capture_on(pos, rules, to):
-                gain -= values[board[to] % 7]
+                gain -= values[kind_of(board[to])]
             pos.unmake()
             best = max(best, gain)
         return best
 
 
-def _can_capture_on(pos: Position, rules: RuleSet, square: int) -> bool:
+def _can_capture_on(pos: Position, rules: RuleSet, square: Square) -> bool:
     """Whether the side to move can take the piece on ``square``."""
-    return any(move & 31 == square for move in generate_captures(pos, rules))
+    return any(move_to(move) == square for move in generate_captures(pos, rules))
 
 
 MAX_LEVEL: Final = 3
@@ -191,8 +169,6 @@ MAX_LEVEL: Final = 3
 
 def make_player(level: int, seed: int | None, rules: RuleSet) -> Player:
     """The player of a level: 0 random, 1 greedy, 2 short search, 3 full search."""
-    from .search import SearchPlayer
-
     if level == 0:
         return RandomPlayer(seed)
     if level == 1:
