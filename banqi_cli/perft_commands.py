@@ -1,14 +1,13 @@
-"""``banqi perft`` and ``banqi bench``."""
+"""The ``banqi perft`` command and the ``banqi bench`` group: perft, search and strength."""
 
 import click
 
-from banqi_engine.bench import bench_perft
+from banqi_engine.bench import bench_perft, bench_search
 from banqi_engine.errors import BanqiError
 from banqi_engine.perft import divide, perft
 from banqi_engine.players import MAX_LEVEL
 from banqi_engine.position import parse_position
 from banqi_engine.rules import RuleSet
-from banqi_engine.search import bench_search
 from banqi_engine.selfplay import iter_match, level_factory, summarise
 
 from .options import rules_option
@@ -80,12 +79,13 @@ def bench_search_command(seconds: float) -> None:
     """Nodes per second and depth reached by the search on fixed positions."""
     total_nodes = 0
     total_time = 0.0
-    for rules_name, text, result in bench_search(seconds):
+    for entry, result in bench_search(seconds):
         total_nodes += result.nodes
         total_time += result.seconds
         click.echo(
-            f"{rules_name:<22} depth {result.depth:>2} {result.nodes:>9,} nodes "
-            f"{result.seconds:6.2f}s {result.nodes / result.seconds:>9,.0f} nodes/s  {text}"
+            f"{entry.rules:<22} depth {result.depth:>2} {result.nodes:>9,} nodes "
+            f"{result.seconds:6.2f}s {result.nodes / result.seconds:>9,.0f} nodes/s  "
+            f"{entry.position}"
         )
     click.echo(
         f"total {total_nodes:,} nodes in {total_time:.2f}s: {total_nodes / total_time:,.0f} nodes/s"

@@ -1,25 +1,43 @@
-"""Perft speed on fixed positions (the figures in the README come from here)."""
+"""Speed benchmarks of perft and of the search on one fixed list of positions."""
 
+import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Final, NamedTuple
 
 from .perft import perft
+from .pieces import UNDECIDED
 from .position import parse_position
 from .rules import PRESETS
+from .search import Searcher, SearchResult
 
-BENCH_POSITIONS = (
-    ("olympiad", "XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX - 12222251222225", 3),
-    ("olympiad", "XpXn/XpG-/Xn-X/XXX-/XX-P/-XK-/NXXX/C--C b 01220021111012", 3),
-    ("olympiad", "nM--/----/kg--/---c/prgp/-X--/-r--/Xm-m b 00001000000001", 5),
-    ("hong-kong", "N-PX/----/XK--/--R-/X--X/n-XX/XkXX/G-XC b 00010110120013", 3),
-    ("taiwan-sliding-cannon", "-M-P/GX-c/P---/-X--/-X-N/n-X-/-gXM/RX-- b 01000100001111", 4),
+
+class BenchPosition(NamedTuple):
+    """One bench position: the rule-set preset it is played under, and its perft depth."""
+
+    rules: str
+    position: str
+    perft_depth: int
+
+
+BENCH_POSITIONS: Final = (
+    BenchPosition("olympiad", "XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX - 12222251222225", 3),
+    BenchPosition("olympiad", "XXXX/XXXX/XXXX/XXXX/XXXX/XXPX/XXXX/XXXX b 12222241222225", 3),
+    BenchPosition("olympiad", "XpXn/XpG-/Xn-X/XXX-/XX-P/-XK-/NXXX/C--C b 01220021111012", 3),
+    BenchPosition("olympiad", "nM--/----/kg--/---c/prgp/-X--/-r--/Xm-m b 00001000000001", 5),
+    BenchPosition("hong-kong", "N-PX/----/XK--/--R-/X--X/n-XX/XkXX/G-XC b 00010110120013", 3),
+    BenchPosition(
+        "taiwan-sliding-cannon", "-M-P/GX-c/P---/-X--/-X-N/n-X-/-gXM/RX-- b 01000100001111", 4
+    ),
 )
+"""The positions of ``banqi bench perft`` (all) and ``banqi bench search`` (those
+whose colours are decided: the search needs a side to move)."""
 
 
 @dataclass(frozen=True)
 class BenchRow:
-    """One position's measurement."""
+    """One position's perft measurement."""
 
     rules: str
     position: str
@@ -42,3 +60,14 @@ def bench_perft(min_seconds: float) -> Iterator[BenchRow]:
             if elapsed >= min_seconds:
                 break
         yield BenchRow(rules_name, text, depth, leaves, elapsed)
+
+
+def bench_search(seconds: float, seed: int = 0) -> Iterator[tuple[BenchPosition, SearchResult]]:
+    """Search each bench position with a side to move for ``seconds``, each with a
+    fresh searcher."""
+    for entry in BENCH_POSITIONS:
+        pos = parse_position(entry.position)
+        if pos.side == UNDECIDED:
+            continue
+        searcher = Searcher(PRESETS[entry.rules])
+        yield entry, searcher.search(pos, random.Random(seed), seconds=seconds)

@@ -23,7 +23,6 @@ towards 0 as it approaches (see ``evaluation``).
 
 import random
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -31,10 +30,11 @@ from .errors import MoveError
 from .evaluation import Evaluator, base_values
 from .game import Game
 from .movegen import generate_captures, generate_moves, jump_targets
-from .pieces import EMPTY, UNDECIDED
-from .position import Position, parse_position
-from .rules import PRESETS, RuleSet
-from .squares import NEIGHBOUR_MASKS, NUM_SQUARES
+from .moves import SQUARE_BITS, Move, flip_move, is_flip, move_from, move_to
+from .pieces import BLACK, EMPTY, FULL_POOL, NUM_PIECES, RED, UNDECIDED, kind_of
+from .position import Position
+from .rules import RuleSet
+from .squares import NEIGHBOUR_MASKS, NUM_SQUARES, Bitboard, Square
 
 MATE: Final = 100_000.0
 MATE_THRESHOLD: Final = MATE - 1_000.0
@@ -60,10 +60,16 @@ CONTEMPT: Final = 2.0
 EXACT: Final = 0
 LOWER: Final = 1
 UPPER: Final = 2
-NO_MOVE: Final = -1
+NO_MOVE: Final[Move] = -1
+MOVE_CODES: Final = 1 << (2 * SQUARE_BITS)
+"""Size of the move-indexed history table (every from/to pair)."""
+MVV_WEIGHT: Final = 64
+"""MVV-LVA: the victim's value counts this many times the attacker's."""
 
 _rng = random.Random(0x5EA2C)
-POOL_KEYS: Final = tuple(tuple(_rng.getrandbits(64) for _ in range(6)) for _ in range(14))
+POOL_KEYS: Final = tuple(
+    tuple(_rng.getrandbits(64) for _ in range(max(FULL_POOL) + 1)) for _ in range(NUM_PIECES)
+)
 """Key of each (piece code, face-down count) pair; a pool's key XORs one per code."""
 del _rng
 
@@ -76,7 +82,7 @@ class SearchTimeout(Exception):
 class SearchResult:
     """The outcome of one search."""
 
-    move: int
+    move: Move
     score: float
     depth: int
     nodes: int
@@ -97,10 +103,10 @@ def reversible_hashes(game: Game) -> set[int]:
     seen = {pos.hash}
     for ply in game.plies:
         if ply.piece is not None:
-            pos.make_flip(ply.move >> 5, ply.piece)
+            pos.make_flip(move_from(ply.move), ply.piece)
             seen = set()
         else:
-            capture = pos.board[ply.move & 31] != EMPTY
+            capture = pos.board[move_to(ply.move)] != EMPTY
             pos.make_move(ply.move)
             if capture:
                 seen = set()
@@ -133,8 +139,8 @@ class Searcher:
         self.values = base_values(rules)
         self.jump = rules.cannon_capture == "jump"
         self.limit = rules.no_progress_limit
-        self.tt: dict[int, tuple[int, int, float, int]] = {}
-        self.history = [0] * 1024
+        self.tt: dict[int, tuple[int, int, float, Move]] = {}
+        self.history = [0] * MOVE_CODES
         self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
         self.pos = Position.opening()
         self.rep: set[int] = set()
@@ -162,29 +168,47 @@ class Searcher:
         the search stops at ``max_depth``, after ``seconds`` or after ``max_nodes``.
         """
         start = time.perf_counter()
-        self.deadline = INFINITY if seconds is None else start + seconds
+        self._reset(pos, None if seconds is None else start + seconds, max_nodes, seen)
+        moves = generate_moves(self.pos, self.rules)
+        if not moves:
+            raise MoveError("no legal move to choose from: the side to move has none")
+        flips, groups = self._flip_choices(rng)
+        root = [m for m in moves if not is_flip(m)] + flips
+        rng.shuffle(root)
+        root.sort(key=self._root_order)
+        best_move, best_score, depth_done = self._deepen(root, max_depth, seconds, start)
+        if best_move in groups:
+            best_move = rng.choice(groups[best_move])
+        return SearchResult(
+            best_move, best_score, depth_done, self.nodes, time.perf_counter() - start
+        )
+
+    def _reset(
+        self, pos: Position, deadline: float | None, max_nodes: int | None, seen: set[int] | None
+    ) -> None:
+        """Set the limits and the tables up for a new search from ``pos``."""
+        self.deadline = INFINITY if deadline is None else deadline
         self.max_nodes = max_nodes
         self.pos = pos.copy()
         self.rep = set(seen) if seen else {pos.hash}
         self.pool_key = pool_key(pos.pool)
         self.nodes = 0
-        self.draw_scores = (-CONTEMPT, CONTEMPT) if pos.side == 0 else (CONTEMPT, -CONTEMPT)
+        self.draw_scores = (-CONTEMPT, CONTEMPT) if pos.side == RED else (CONTEMPT, -CONTEMPT)
         if len(self.tt) > TT_MAX_ENTRIES:
             self.tt.clear()
         self.history = [h >> 2 for h in self.history]
         self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
-        moves = generate_moves(self.pos, self.rules)
-        if not moves:
-            raise MoveError("no legal move to choose from: the side to move has none")
-        flips, groups = self._flip_choices(rng)
-        root = [m for m in moves if m >> 5 != m & 31] + flips
-        rng.shuffle(root)
-        root.sort(key=self._root_order)
+
+    def _deepen(
+        self, root: list[Move], max_depth: int, seconds: float | None, start: float
+    ) -> tuple[Move, float, int]:
+        """Iterative deepening over the root moves, reordered by score after each
+        iteration: the best move, its score, and the last depth completed."""
         best_move = root[0]
         best_score = -INFINITY
         depth_done = 0
         for depth in range(1, max_depth + 1):
-            scores: dict[int, float] = {}
+            scores: dict[Move, float] = {}
             iteration_best = NO_MOVE
             alpha = -INFINITY
             try:
@@ -205,48 +229,42 @@ class Searcher:
             elapsed = time.perf_counter() - start
             if seconds is not None and elapsed > seconds * NEXT_ITERATION_FRACTION:
                 break
-        if best_move in groups:
-            best_move = rng.choice(groups[best_move])
-        return SearchResult(
-            best_move, best_score, depth_done, self.nodes, time.perf_counter() - start
-        )
+        return best_move, best_score, depth_done
 
-    def _root_order(self, move: int) -> float:
+    def _root_order(self, move: Move) -> float:
         """Captures by MVV-LVA, then quiet moves, then flips."""
-        frm = move >> 5
-        to = move & 31
-        if frm == to:
+        if is_flip(move):
             return 1.0
         board = self.pos.board
-        if board[to] == EMPTY:
+        attacker, victim = board[move_from(move)], board[move_to(move)]
+        if victim == EMPTY:
             return 0.0
-        return self.values[board[frm] % 7] - self.values[board[to] % 7] * 64
+        return self.values[kind_of(attacker)] - self.values[kind_of(victim)] * MVV_WEIGHT
 
-    def _root_child(self, move: int, depth: int, alpha: float) -> float:
-        frm = move >> 5
-        if frm == move & 31:
-            return self._chance(frm, depth, alpha, INFINITY, 0)
+    def _root_child(self, move: Move, depth: int, alpha: float) -> float:
+        if is_flip(move):
+            return self._chance(move_from(move), depth, alpha, INFINITY, 0)
         return self._child_move(move, depth - 1, alpha, INFINITY, 0)
 
-    def _flip_choices(self, rng: random.Random) -> tuple[list[int], dict[int, list[int]]]:
+    def _flip_choices(self, rng: random.Random) -> tuple[list[Move], dict[Move, list[Move]]]:
         """Root flips: every interacting square, and one square standing for the rest."""
         interacting, quiet = self._split_flips()
-        flips = [square * 33 for square in interacting]
-        groups: dict[int, list[int]] = {}
+        flips = [flip_move(square) for square in interacting]
+        groups: dict[Move, list[Move]] = {}
         if quiet:
-            representative = quiet[0] * 33
+            representative = flip_move(quiet[0])
             flips.append(representative)
-            groups[representative] = [square * 33 for square in quiet]
+            groups[representative] = [flip_move(square) for square in quiet]
         return flips, groups
 
-    def _split_flips(self) -> tuple[list[int], list[int]]:
+    def _split_flips(self) -> tuple[list[Square], list[Square]]:
         """Face-down squares split into those interacting with a face-up piece and the rest."""
         pos = self.pos
-        face_up = pos.colour_bb[0] | pos.colour_bb[1]
+        face_up = pos.colour_bb[RED] | pos.colour_bb[BLACK]
         empty = pos.empty
         hidden = pos.hidden
-        interacting: list[int] = []
-        quiet: list[int] = []
+        interacting: list[Square] = []
+        quiet: list[Square] = []
         for square in range(NUM_SQUARES):
             if not hidden >> square & 1:
                 continue
@@ -259,11 +277,14 @@ class Searcher:
         return interacting, quiet
 
     @staticmethod
-    def _jump_contact(square: int, empty: int, face_up: int) -> bool:
+    def _jump_contact(square: Square, empty: Bitboard, face_up: Bitboard) -> bool:
         """Whether a face-up piece stands one screen away from ``square`` on a line."""
         return bool(jump_targets(square, ~empty) & face_up)
 
     # -- interior --------------------------------------------------------------------
+    # Per-node code: move and piece codes are read with raw ``>> 5``, ``& 31``, ``% 7``
+    # and ``* 33`` (see ``moves``/``pieces``), as a function call per move costs
+    # measurably in CPython's inner loops.
 
     def _tick(self) -> None:
         self.nodes += 1
@@ -273,7 +294,7 @@ class Searcher:
         ):
             raise SearchTimeout
 
-    def _child_move(self, move: int, depth: int, alpha: float, beta: float, ply: int) -> float:
+    def _child_move(self, move: Move, depth: int, alpha: float, beta: float, ply: int) -> float:
         """Value of a move or capture for the side making it."""
         pos = self.pos
         capture = pos.board[move & 31] != EMPTY
@@ -294,7 +315,7 @@ class Searcher:
         pos.unmake()
         return score
 
-    def _chance(self, square: int, depth: int, alpha: float, beta: float, ply: int) -> float:
+    def _chance(self, square: Square, depth: int, alpha: float, beta: float, ply: int) -> float:
         """Expected value of flipping ``square`` for the side flipping (Star1 bounds)."""
         pos = self.pos
         pool = pos.pool
@@ -305,7 +326,7 @@ class Searcher:
         acc = 0.0
         rest = 1.0
         result: float | None = None
-        for piece in range(14):
+        for piece in range(NUM_PIECES):
             count = pool[piece]
             if not count:
                 continue
@@ -384,11 +405,7 @@ class Searcher:
                     alpha = score
                     if alpha >= beta:
                         if frm != to and board[to] == EMPTY:
-                            killers = self.killers[ply]
-                            if killers[0] != move:
-                                killers[1] = killers[0]
-                                killers[0] = move
-                            self.history[move] += depth * depth
+                            self._remember_cutoff(move, depth, ply)
                         break
         if best <= alpha_start:
             flag = UPPER
@@ -399,14 +416,23 @@ class Searcher:
         self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
         return best
 
-    def _ordered(self, moves: list[int], tt_move: int, ply: int, with_flips: bool) -> list[int]:
+    def _remember_cutoff(self, move: Move, depth: int, ply: int) -> None:
+        """A quiet move cut off: make it the first killer at ``ply``, raise its history."""
+        killers = self.killers[ply]
+        if killers[0] != move:
+            killers[1] = killers[0]
+            killers[0] = move
+        self.history[move] += depth * depth
+
+    def _ordered(self, moves: list[Move], tt_move: Move, ply: int, with_flips: bool) -> list[Move]:
         """TT move, captures by MVV-LVA, killers, quiet moves by history, then flips."""
         board = self.pos.board
         values = self.values
         history = self.history
         killers = self.killers[ply]
-        captures: list[tuple[float, int]] = []
-        quiet: list[tuple[int, int]] = []
+        mvv = MVV_WEIGHT
+        captures: list[tuple[float, Move]] = []
+        quiet: list[tuple[int, Move]] = []
         for move in moves:
             frm = move >> 5
             to = move & 31
@@ -416,7 +442,7 @@ class Searcher:
                 continue
             target = board[to]
             if target != EMPTY:
-                captures.append((values[board[frm] % 7] - values[target % 7] * 64, move))
+                captures.append((values[board[frm] % 7] - values[target % 7] * mvv, move))
             elif move == killers[0] or move == killers[1]:
                 quiet.append((-(1 << 30), move))
             else:
@@ -452,7 +478,8 @@ class Searcher:
         if len(captures) > 1:
             board = pos.board
             values = self.values
-            captures.sort(key=lambda m: values[board[m >> 5] % 7] - values[board[m & 31] % 7] * 64)
+            mvv = MVV_WEIGHT
+            captures.sort(key=lambda m: values[board[m >> 5] % 7] - values[board[m & 31] % 7] * mvv)
         for move in captures:
             pos.make_move(move)
             score = -self._quiesce(-beta, -alpha, ply + 1)
@@ -465,7 +492,7 @@ class Searcher:
                         break
         return best
 
-    def _captures(self) -> list[int]:
+    def _captures(self) -> list[Move]:
         """The captures of the side to move."""
         return generate_captures(self.pos, self.rules)
 
@@ -496,7 +523,7 @@ class SearchPlayer:
         self.last: SearchResult | None = None
         self._rng = random.Random(seed)
 
-    def choose(self, game: Game, budget_seconds: float | None) -> int:
+    def choose(self, game: Game, budget_seconds: float | None) -> Move:
         """The move the search prefers within the budget."""
         start = time.perf_counter()
         moves = game.legal_moves()
@@ -522,21 +549,3 @@ class SearchPlayer:
             seen=seen,
         )
         return self.last.move
-
-
-BENCH_POSITIONS: Final = (
-    ("olympiad", "XpXn/XpG-/Xn-X/XXX-/XX-P/-XK-/NXXX/C--C b 01220021111012"),
-    ("olympiad", "nM--/----/kg--/---c/prgp/-X--/-r--/Xm-m b 00001000000001"),
-    ("olympiad", "XXXX/XXXX/XXXX/XXXX/XXXX/XXPX/XXXX/XXXX b 12222241222225"),
-    ("hong-kong", "N-PX/----/XK--/--R-/X--X/n-XX/XkXX/G-XC b 00010110120013"),
-    ("taiwan-sliding-cannon", "-M-P/GX-c/P---/-X--/-X-N/n-X-/-gXM/RX-- b 01000100001111"),
-)
-"""Positions of ``banqi bench search``: (preset name, position string)."""
-
-
-def bench_search(seconds: float, seed: int = 0) -> Iterator[tuple[str, str, SearchResult]]:
-    """Search each bench position for ``seconds`` with a fresh searcher."""
-    for rules_name, text in BENCH_POSITIONS:
-        searcher = Searcher(PRESETS[rules_name])
-        result = searcher.search(parse_position(text), random.Random(seed), seconds=seconds)
-        yield rules_name, text, result
