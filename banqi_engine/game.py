@@ -10,9 +10,20 @@ from enum import StrEnum
 
 from .errors import MoveError
 from .movegen import generate_moves, has_legal_move
-from .moves import is_flip
+from .moves import Move, is_flip, move_from, move_to
 from .notation import Ply, format_flip, format_move
-from .pieces import COLOUR_NAMES, PIECE_LETTERS, UNDECIDED
+from .pieces import (
+    COLOUR_NAMES,
+    EMPTY,
+    HIDDEN,
+    PIECE_LETTERS,
+    UNDECIDED,
+    Colour,
+    Piece,
+    colour_of,
+    is_piece,
+    opponent,
+)
 from .position import Position
 from .rules import RuleSet
 from .squares import square_name
@@ -30,7 +41,7 @@ class BoardEnd(StrEnum):
 class Outcome:
     """The end of a game: the winning colour (None for a draw) and why."""
 
-    winner: int | None
+    winner: Colour | None
     reason: BoardEnd
     description: str
 
@@ -43,31 +54,31 @@ class Game:
         self.position = position.copy() if position is not None else Position.opening()
         self.start = self.position.copy()
         self.plies: list[Ply] = []
-        self.first_colour: int | None = None
+        self.first_colour: Colour | None = None
         """Colour taken by the player who made the first flip (None until then)."""
         self._seen: dict[bytes, int] = {self.position.key(): 1}
         self.outcome: Outcome | None = None
         self.outcome = self._check_end()
 
     @property
-    def side(self) -> int:
+    def side(self) -> Colour:
         """Colour to move (RED, BLACK or UNDECIDED)."""
         return self.position.side
 
-    def legal_moves(self) -> list[int]:
-        """Every legal action of the side to move (flips as ``square * 33``)."""
+    def legal_moves(self) -> list[Move]:
+        """Every legal action of the side to move (a flip as ``flip_move(square)``)."""
         return generate_moves(self.position, self.rules)
 
-    def check(self, move: int, piece: int | None = None) -> None:
+    def check(self, move: Move, piece: Piece | None = None) -> None:
         """Raise MoveError saying why ``move`` (with ``piece`` for a flip) cannot be played."""
         pos = self.position
         if self.outcome is not None:
             raise MoveError(f"the game is over ({self.outcome.description})")
         if is_flip(move):
-            square = move >> 5
+            square = move_from(move)
             if piece is None:
                 raise MoveError(f"flip of {square_name(square)} needs the piece it revealed")
-            if pos.board[square] != 14:
+            if pos.board[square] != HIDDEN:
                 raise MoveError(f"cannot flip {square_name(square)}: it is not face down")
             if not pos.pool[piece]:
                 raise MoveError(
@@ -78,37 +89,37 @@ class Game:
         if move not in generate_moves(pos, self.rules):
             raise MoveError(f"illegal move {format_move(move)}: {self._why_illegal(move)}")
 
-    def _why_illegal(self, move: int) -> str:
+    def _why_illegal(self, move: Move) -> str:
         pos = self.position
-        frm, to = move >> 5, move & 31
+        frm, to = move_from(move), move_to(move)
         state = pos.board[frm]
         if pos.side == UNDECIDED:
             return "colours are not decided yet, only a flip is allowed"
-        if state == 15:
+        if state == EMPTY:
             return f"{square_name(frm)} is empty"
-        if state == 14:
+        if state == HIDDEN:
             return f"{square_name(frm)} is face down"
-        if state // 7 != pos.side:
+        if colour_of(state) != pos.side:
             return f"the piece on {square_name(frm)} is not {COLOUR_NAMES[pos.side]}'s"
         target = pos.board[to]
-        if target == 14:
+        if target == HIDDEN:
             return f"{square_name(to)} is face down and cannot be taken"
-        if target < 14 and target // 7 == pos.side:
+        if is_piece(target) and colour_of(target) == pos.side:
             return f"{square_name(to)} holds a piece of the mover's own colour"
         return f"{PIECE_LETTERS[state]} cannot go from {square_name(frm)} to {square_name(to)}"
 
-    def play(self, move: int, piece: int | None = None) -> Outcome | None:
+    def play(self, move: Move, piece: Piece | None = None) -> Outcome | None:
         """Check and apply one ply; return the outcome if the game ended with it."""
         self.check(move, piece)
         pos = self.position
         if is_flip(move):
             assert piece is not None
             if self.first_colour is None and pos.side == UNDECIDED:
-                self.first_colour = piece // 7
-            pos.make_flip(move >> 5, piece)
+                self.first_colour = colour_of(piece)
+            pos.make_flip(move_from(move), piece)
             self._seen.clear()
         else:
-            captured = pos.board[move & 31] != 15
+            captured = pos.board[move_to(move)] != EMPTY
             pos.make_move(move)
             if captured:
                 self._seen.clear()
@@ -127,7 +138,7 @@ class Game:
         rules = self.rules
         if not has_legal_move(pos, rules):
             loser = pos.side
-            winner = loser ^ 1 if loser != UNDECIDED else None
+            winner = opponent(loser) if loser != UNDECIDED else None
             if winner is None:
                 return Outcome(None, BoardEnd.NO_LEGAL_MOVE, "draw: nobody can move")
             return Outcome(

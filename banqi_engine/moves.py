@@ -38,4 +38,4 @@ def move_to(move: Move) -> Square:
 
 def is_flip(move: Move) -> bool:
     """Whether a move code is a flip (from and to are the same square)."""
-    return move_from(move) == move_to(move)
+    return move >> SQUARE_BITS == move & _TO_MASK

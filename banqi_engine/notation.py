@@ -7,17 +7,17 @@ moves as two squares (``a2 a3``, a flip ``b6 b6``), handled by ``protocol``.
 from dataclasses import dataclass
 
 from .errors import MoveError
-from .moves import is_flip, step_move
-from .pieces import PIECE_LETTERS, piece_from_letter
-from .squares import parse_square, square_name
+from .moves import Move, flip_move, is_flip, move_from, move_to, step_move
+from .pieces import PIECE_LETTERS, Piece, piece_from_letter
+from .squares import Square, parse_square, square_name
 
 
 @dataclass(frozen=True, slots=True)
 class Ply:
     """A parsed move string: a move code, and the revealed piece of a flip if given."""
 
-    move: int
-    piece: int | None = None
+    move: Move
+    piece: Piece | None = None
 
     @property
     def is_flip(self) -> bool:
@@ -26,25 +26,25 @@ class Ply:
 
     def __str__(self) -> str:
         if self.is_flip:
-            square = self.move >> 5
+            square = move_from(self.move)
             return square_name(square) if self.piece is None else format_flip(square, self.piece)
         return format_move(self.move)
 
 
-def format_move(move: int) -> str:
+def format_move(move: Move) -> str:
     """``a2-a3`` for a move code; a flip code gives just its square."""
-    frm, to = move >> 5, move & 31
+    frm, to = move_from(move), move_to(move)
     if frm == to:
         return square_name(frm)
     return f"{square_name(frm)}-{square_name(to)}"
 
 
-def format_flip(square: int, piece: int) -> str:
+def format_flip(square: Square, piece: Piece) -> str:
     """``b6(K)``: a flip with the piece it revealed."""
     return f"{square_name(square)}({PIECE_LETTERS[piece]})"
 
 
-def _square(text: str, move_text: str) -> int:
+def _square(text: str, move_text: str) -> Square:
     try:
         return parse_square(text)
     except ValueError as error:
@@ -67,7 +67,7 @@ def parse_ply(text: str) -> Ply:
             piece = piece_from_letter(rest[:-1])
         except ValueError as error:
             raise MoveError(f"bad flip {text!r}: {error}") from None
-        return Ply(square * 33, piece)
+        return Ply(flip_move(square), piece)
     if len(text) == 2:
-        return Ply(_square(text, text) * 33)
+        return Ply(flip_move(_square(text, text)))
     raise MoveError(f"bad move {text!r}: expected a move like a2-a3 or a flip like b6(K) or b6")

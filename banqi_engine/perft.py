@@ -7,7 +7,9 @@ are ignored. The last two plies are counted in bulk by ``count_two_ply_leaves``.
 from collections.abc import Callable, Iterator
 
 from .movegen import count_leaves, count_two_ply_leaves, generate_moves
+from .moves import Move, move_from
 from .notation import format_flip, format_move
+from .pieces import NUM_PIECES, Piece
 from .position import Position
 from .rules import RuleSet
 
@@ -37,16 +39,18 @@ def perft(pos: Position, rules: RuleSet, depth: int) -> int:
     )
 
 
-def _children(pos: Position, rules: RuleSet) -> Iterator[tuple[int, int | None]]:
+def _children(pos: Position, rules: RuleSet) -> Iterator[tuple[Move, Piece | None]]:
     """Make each child of ``pos`` in turn (a flip once per piece type face down),
     yielding its move and revealed piece; each is unmade before the next."""
+    # This runs for every child of every inner node: the move's squares are read with
+    # raw ``>> 5`` and ``& 31``, as calls to the ``moves`` helpers cost measurably here.
     pool = pos.pool
     for move in generate_moves(pos, rules):
-        frm = move >> 5
-        if frm == move & 31:
-            for piece in range(14):
+        square = move >> 5
+        if square == move & 31:
+            for piece in range(NUM_PIECES):
                 if pool[piece]:
-                    pos.make_flip(frm, piece)
+                    pos.make_flip(square, piece)
                     yield move, piece
                     pos.unmake()
         else:
@@ -102,7 +106,7 @@ def divide(pos: Position, rules: RuleSet, depth: int) -> list[tuple[str, int]]:
         raise ValueError("divide needs a depth of at least 1")
     return [
         (
-            format_move(move) if piece is None else format_flip(move >> 5, piece),
+            format_move(move) if piece is None else format_flip(move_from(move), piece),
             perft(pos, rules, depth - 1),
         )
         for move, piece in _children(pos, rules)

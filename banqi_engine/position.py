@@ -10,24 +10,42 @@ import random
 from typing import Final
 
 from .errors import PositionError
+from .moves import Move
 from .pieces import (
     BLACK,
     EMPTY,
     FULL_POOL,
     HIDDEN,
+    NUM_PIECES,
     PIECE_LETTERS,
     RED,
     SQUARE_LETTERS,
     UNDECIDED,
+    Colour,
+    Piece,
+    SquareState,
+    colour_of,
+    is_piece,
 )
-from .squares import ALL_SQUARES, NUM_SQUARES, square_name
+from .squares import (
+    ALL_SQUARES,
+    FILES,
+    NUM_FILES,
+    NUM_RANKS,
+    NUM_SQUARES,
+    Square,
+    ranks_top_down,
+    square_at,
+    square_name,
+)
 
 _rng = random.Random(0xBA1C1)
 ZOBRIST: Final = tuple(
-    (*tuple(_rng.getrandbits(64) for _ in range(15)), 0) for _ in range(NUM_SQUARES)
+    (*tuple(_rng.getrandbits(64) for _ in range(EMPTY)), 0) for _ in range(NUM_SQUARES)
 )
-"""Key of each square state (piece codes, HIDDEN; EMPTY has key 0) on each square."""
-SIDE_KEYS: Final = tuple(_rng.getrandbits(64) for _ in range(3))
+"""Key of each square state (piece codes, HIDDEN; EMPTY, the last state, has key 0)
+on each square."""
+SIDE_KEYS: Final = tuple(_rng.getrandbits(64) for _ in (RED, BLACK, UNDECIDED))
 del _rng
 
 SIDE_LETTERS: Final = "rb-"
@@ -53,20 +71,25 @@ class Position:
 
     def __init__(
         self,
-        board: list[int],
+        board: list[SquareState],
         pool: list[int],
-        side: int,
+        side: Colour,
         no_progress: int = 0,
         ply: int = 0,
     ) -> None:
-        """Build from checked parts; use ``parse_position`` for untrusted text."""
+        """Build from checked parts; use ``parse_position`` for untrusted text.
+
+        ``pool`` is the face-down count of each piece code; ``side`` may be UNDECIDED.
+        """
         self.board = list(board)
         self.pool = list(pool)
         self.side = side
         self.no_progress = no_progress
         self.ply = ply
-        self.bb = [0] * 14
+        self.bb = [0] * NUM_PIECES
+        """Squares of each piece code."""
         self.colour_bb = [0, 0]
+        """Squares of the face-up pieces of RED and of BLACK."""
         self.hidden = 0
         self.hash = SIDE_KEYS[side]
         for square, state in enumerate(self.board):
@@ -75,10 +98,10 @@ class Position:
                 self.hidden |= bit
             elif state != EMPTY:
                 self.bb[state] |= bit
-                self.colour_bb[state // 7] |= bit
+                self.colour_bb[colour_of(state)] |= bit
             self.hash ^= ZOBRIST[square][state]
-        self.empty = ALL_SQUARES & ~(self.hidden | self.colour_bb[0] | self.colour_bb[1])
-        self._undo: list[tuple[int, int, int, int, int]] = []
+        self.empty = ALL_SQUARES & ~(self.hidden | self.colour_bb[RED] | self.colour_bb[BLACK])
+        self._undo: list[tuple[Move, SquareState, int, int, Colour]] = []
 
     @classmethod
     def opening(cls) -> "Position":
@@ -90,8 +113,11 @@ class Position:
         return Position(self.board, self.pool, self.side, self.no_progress, self.ply)
 
     # -- making and unmaking plies -------------------------------------------------
+    # Called for every node of perft and the search: move and piece codes are read
+    # with raw ``>> 5``, ``& 31``, ``* 33``, ``// 7`` and ``< 7`` (see ``moves`` and
+    # ``pieces``), as a function call each costs measurably in CPython.
 
-    def make_flip(self, square: int, piece: int) -> None:
+    def make_flip(self, square: Square, piece: Piece) -> None:
         """Turn ``square`` face up showing ``piece`` (caller checks legality)."""
         bit = 1 << square
         self._undo.append((square * 33, HIDDEN, self.no_progress, self.hash, self.side))
@@ -108,7 +134,7 @@ class Position:
         self.no_progress = 0
         self.ply += 1
 
-    def make_move(self, move: int) -> None:
+    def make_move(self, move: Move) -> None:
         """Play a move or capture code (caller checks legality)."""
         frm = move >> 5
         to = move & 31
@@ -202,43 +228,45 @@ class Position:
     def diagram(self) -> str:
         """A multi-line board for people, rank 8 at the top."""
         lines = []
-        for rank in range(7, -1, -1):
-            cells = " ".join(SQUARE_LETTERS[self.board[rank * 4 + f]] for f in range(4))
+        for rank in ranks_top_down():
+            cells = " ".join(_rank_letters(self.board, rank))
             lines.append(f"{rank + 1} {cells}")
-        lines.append("  a b c d")
+        lines.append("  " + " ".join(FILES))
         return "\n".join(lines)
 
 
-def board_field(board: list[int] | tuple[int, ...]) -> str:
+def _rank_letters(board: list[SquareState] | tuple[SquareState, ...], rank: int) -> list[str]:
+    """The letters of the square states of one rank, file a first."""
+    return [SQUARE_LETTERS[board[square_at(file, rank)]] for file in range(NUM_FILES)]
+
+
+def board_field(board: list[SquareState] | tuple[SquareState, ...]) -> str:
     """Format 32 square states as the board field of a position string."""
-    ranks = []
-    for rank in range(7, -1, -1):
-        ranks.append("".join(SQUARE_LETTERS[board[rank * 4 + f]] for f in range(4)))
-    return "/".join(ranks)
+    return "/".join("".join(_rank_letters(board, rank)) for rank in ranks_top_down())
 
 
-def parse_board_field(text: str, what: str = "board") -> list[int]:
+def parse_board_field(text: str, what: str = "board") -> list[SquareState]:
     """Parse a board field (8 groups of 4 letters, rank 8 first) to 32 square states."""
     groups = text.split("/")
-    if len(groups) != 8:
+    if len(groups) != NUM_RANKS:
         raise PositionError(
-            f"{what}: expected 8 ranks separated by '/', got {len(groups)} in {text!r}"
+            f"{what}: expected {NUM_RANKS} ranks separated by '/', got {len(groups)} in {text!r}"
         )
     board = [EMPTY] * NUM_SQUARES
-    for index, group in enumerate(groups):
-        rank = 7 - index
-        if len(group) != 4:
+    for rank, group in zip(ranks_top_down(), groups, strict=True):
+        if len(group) != NUM_FILES:
             raise PositionError(
-                f"{what}: rank {rank + 1} ({group!r}) has {len(group)} squares, expected 4"
+                f"{what}: rank {rank + 1} ({group!r}) has {len(group)} squares, "
+                f"expected {NUM_FILES}"
             )
         for file, letter in enumerate(group):
             state = SQUARE_LETTERS.find(letter)
             if state < 0:
                 raise PositionError(
-                    f"{what}: bad letter {letter!r} at {square_name(rank * 4 + file)}; "
+                    f"{what}: bad letter {letter!r} at {square_name(square_at(file, rank))}; "
                     f"allowed: {PIECE_LETTERS} (pieces), X (face down), - (empty)"
                 )
-            board[rank * 4 + file] = state
+            board[square_at(file, rank)] = state
     return board
 
 
@@ -261,9 +289,10 @@ def parse_position(text: str) -> Position:
     if side < 0:
         raise PositionError(f"side: expected r, b or -, got {fields[1]!r}")
     pool_text = fields[2]
-    if len(pool_text) != 14 or not (pool_text.isascii() and pool_text.isdigit()):
+    if len(pool_text) != NUM_PIECES or not (pool_text.isascii() and pool_text.isdigit()):
         raise PositionError(
-            f"pool: expected 14 digits (face-down counts of {PIECE_LETTERS}), got {pool_text!r}"
+            f"pool: expected {NUM_PIECES} digits (face-down counts of {PIECE_LETTERS}), "
+            f"got {pool_text!r}"
         )
     pool = [int(c) for c in pool_text]
     no_progress = _parse_count(fields[3], "no-progress plies") if len(fields) > 3 else 0
@@ -272,21 +301,21 @@ def parse_position(text: str) -> Position:
     return Position(board, pool, side, no_progress, ply)
 
 
-def check_consistency(board: list[int], pool: list[int], side: int) -> None:
+def check_consistency(board: list[SquareState], pool: list[int], side: Colour) -> None:
     """Refuse a board and pool that no game could reach."""
     hidden = board.count(HIDDEN)
     if sum(pool) != hidden:
         raise PositionError(
             f"pool: counts add up to {sum(pool)} but the board has {hidden} face-down squares"
         )
-    for code in range(14):
-        on_board = board.count(code)
-        if on_board + pool[code] > FULL_POOL[code]:
+    for piece in range(NUM_PIECES):
+        on_board = board.count(piece)
+        if on_board + pool[piece] > FULL_POOL[piece]:
             raise PositionError(
-                f"pool: {on_board} face-up and {pool[code]} face-down "
-                f"{PIECE_LETTERS[code]!r} is more than a set has ({FULL_POOL[code]})"
+                f"pool: {on_board} face-up and {pool[piece]} face-down "
+                f"{PIECE_LETTERS[piece]!r} is more than a set has ({FULL_POOL[piece]})"
             )
-    face_up = sum(1 for state in board if state < HIDDEN)
+    face_up = sum(1 for state in board if is_piece(state))
     if side == UNDECIDED and face_up:
         raise PositionError(
             f"side: '-' (colours undecided) but {face_up} pieces are face up; "

@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import RulesError
-from .pieces import CANNON, KIND_LETTERS, KING, PAWN
+from .pieces import CANNON, KIND_LETTERS, KING, NUM_KINDS, PAWN
 
 
 class RuleSet(BaseModel):
@@ -53,10 +53,6 @@ class RuleSet(BaseModel):
             )
         return value
 
-    def can_step_capture(self, attacker_kind: int, target_kind: int) -> bool:
-        """Whether a face-up piece of ``attacker_kind`` may take an adjacent ``target_kind``."""
-        return bool(step_capture_masks(self)[attacker_kind] >> target_kind & 1)
-
 
 PRESETS: dict[str, RuleSet] = {
     "olympiad": RuleSet(name="olympiad"),
@@ -73,13 +69,13 @@ DEFAULT_RULES = "olympiad"
 
 @cache
 def step_capture_masks(rules: RuleSet) -> tuple[int, ...]:
-    """For each attacker kind, a 7-bit mask of the kinds it takes by a step."""
+    """For each attacker kind, a mask (bit per kind) of the kinds it takes by a step."""
     rank = {KIND_LETTERS.index(letter): i for i, letter in enumerate(rules.capture_order)}
     masks = []
-    for attacker in range(7):
+    for attacker in range(NUM_KINDS):
         mask = 0
         if not (attacker == CANNON and rules.cannon_capture == "jump"):
-            for target in range(7):
+            for target in range(NUM_KINDS):
                 if rank[attacker] <= rank[target] and not (attacker == KING and target == PAWN):
                     mask |= 1 << target
             if attacker == PAWN:

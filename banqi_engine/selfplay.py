@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from .game import Game
 from .layout import random_layout
-from .moves import is_flip
+from .moves import is_flip, move_from
+from .pieces import Colour, Piece, opponent
 from .players import Player, make_player
 from .rules import RuleSet
 
@@ -28,7 +29,7 @@ class GameResult:
     pair: int
     a_first: bool
     """Whether player A made the first move."""
-    a_colour: int
+    a_colour: Colour
     winner: str | None
     """'A', 'B', or None for a draw."""
     reason: str
@@ -66,7 +67,7 @@ class MatchSummary:
 
 
 def play_game(
-    first: Player, second: Player, rules: RuleSet, layout: list[int], seconds: float | None
+    first: Player, second: Player, rules: RuleSet, layout: list[Piece], seconds: float | None
 ) -> Game:
     """Play one game to its end; ``layout`` gives the piece under each square."""
     game = Game(rules)
@@ -74,7 +75,7 @@ def play_game(
     turn = 0
     while game.outcome is None:
         move = players[turn].choose(game, seconds)
-        game.play(move, layout[move >> 5] if is_flip(move) else None)
+        game.play(move, layout[move_from(move)] if is_flip(move) else None)
         turn ^= 1
     return game
 
@@ -95,7 +96,7 @@ def iter_match(
 ) -> Iterator[GameResult]:
     """Play ``games`` games between A and B, yielding each result as it ends."""
     rng = random.Random(seed)
-    layout: list[int] = []
+    layout: list[Piece] = []
     for index in range(games):
         pair, second_of_pair = divmod(index, 2)
         if not second_of_pair:
@@ -111,7 +112,7 @@ def iter_match(
         )
         outcome = game.outcome
         assert outcome is not None and game.first_colour is not None
-        a_colour = game.first_colour if a_first else game.first_colour ^ 1
+        a_colour = game.first_colour if a_first else opponent(game.first_colour)
         winner = None
         if outcome.winner is not None:
             winner = "A" if outcome.winner == a_colour else "B"

@@ -29,12 +29,23 @@ from pydantic import ValidationError
 from banqi_engine import __version__
 from banqi_engine.errors import BanqiError
 from banqi_engine.game import Game
-from banqi_engine.moves import flip_move, is_flip, step_move
-from banqi_engine.pieces import BLACK, HIDDEN, PIECE_LETTERS, RED, UNDECIDED, piece_from_letter
+from banqi_engine.moves import Move, flip_move, is_flip, step_move
+from banqi_engine.pieces import (
+    BLACK,
+    NUM_PIECES,
+    PIECE_LETTERS,
+    RED,
+    UNDECIDED,
+    Colour,
+    Piece,
+    colour_of,
+    is_piece,
+    piece_from_letter,
+)
 from banqi_engine.players import Player
 from banqi_engine.position import Position, check_consistency, parse_board_field, parse_position
 from banqi_engine.rules import RuleSet
-from banqi_engine.squares import parse_square
+from banqi_engine.squares import NUM_FILES, NUM_RANKS, NUM_SQUARES, parse_square
 
 from .errors import CommandSyntaxError
 from .messages import (
@@ -51,7 +62,7 @@ from .messages import (
 
 PROTOCOL_VERSION: Final = "1.1.0"
 ENGINE_NAME: Final = "banqi-engine"
-BOARD_SIZES: Final = ((4, 8), (8, 4))
+BOARD_SIZES: Final = ((NUM_FILES, NUM_RANKS), (NUM_RANKS, NUM_FILES))
 """Accepted ``boardsize`` arguments: 4 files by 8 ranks, in either order."""
 BUDGET_DIVISOR: Final = 30
 MAX_BUDGET_SECONDS: Final = 10.0
@@ -78,14 +89,12 @@ def _init_board_position(args: tuple[str, ...]) -> tuple[Position, bool]:
     """The position of ``init_board`` args, and whether its side to move is only assumed."""
     if len(args) <= 5:
         return parse_position(" ".join(args)), False
-    letters = args[:32]
-    board = parse_board_field(
-        "/".join("".join(letters[rank * 4 : rank * 4 + 4]) for rank in range(8))
-    )
-    pool = [0] * 14
-    for letter, count in zip(INIT_BOARD_COUNT_ORDER, args[32:], strict=True):
+    rows = ["".join(args[start : start + NUM_FILES]) for start in range(0, NUM_SQUARES, NUM_FILES)]
+    board = parse_board_field("/".join(rows))
+    pool = [0] * NUM_PIECES
+    for letter, count in zip(INIT_BOARD_COUNT_ORDER, args[NUM_SQUARES:], strict=True):
         pool[PIECE_LETTERS.index(letter)] = int(count)
-    face_up = any(state < HIDDEN for state in board)
+    face_up = any(is_piece(state) for state in board)
     side = RED if face_up else UNDECIDED
     check_consistency(board, pool, side)
     return Position(board, pool, side), face_up
@@ -113,7 +122,7 @@ class DctpEngine:
         self.quitting = False
         """Set once ``quit`` has been answered: the loop stops after that reply."""
         self._side_assumed = False
-        self._time_left: dict[int, int] = {}
+        self._time_left: dict[Colour, int] = {}
         self._handlers: dict[CommandId, Callable[[tuple[str, ...]], str]] = {
             CommandId.PROTOCOL_VERSION: lambda args: PROTOCOL_VERSION,
             CommandId.NAME: lambda args: self.name,
@@ -220,10 +229,11 @@ class DctpEngine:
 
     def _move(self, args: tuple[str, ...]) -> str:
         frm, to = parse_square(args[0]), parse_square(args[1])
-        piece = self.game.position.board[frm]
-        if self._side_assumed and piece < HIDDEN and piece // 7 != self.game.side:
-            log.info("side to move taken from the first move echo: %s", COLOUR_WORDS[piece // 7])
-            self._set_side(piece // 7)
+        state = self.game.position.board[frm]
+        if self._side_assumed and is_piece(state) and colour_of(state) != self.game.side:
+            colour = colour_of(state)
+            log.info("side to move taken from the first move echo: %s", COLOUR_WORDS[colour])
+            self._set_side(colour)
         self._play(step_move(frm, to), None)
         return ""
 
@@ -232,7 +242,7 @@ class DctpEngine:
         self._play(flip_move(square), piece_from_letter(args[1]))
         return ""
 
-    def _play(self, move: int, piece: int | None) -> None:
+    def _play(self, move: Move, piece: Piece | None) -> None:
         undecided = self.game.side == UNDECIDED
         try:
             self.game.play(move, piece)
@@ -243,12 +253,12 @@ class DctpEngine:
             log.info(
                 "colours decided: the first flip showed %s, so its player is %s",
                 PIECE_LETTERS[piece],
-                COLOUR_WORDS[piece // 7],
+                COLOUR_WORDS[colour_of(piece)],
             )
         if self.game.outcome is not None:
             log.info("game over: %s", self.game.outcome.description)
 
-    def _set_side(self, colour: int) -> None:
+    def _set_side(self, colour: Colour) -> None:
         pos = self.game.position
         position = Position(pos.board, pos.pool, colour, pos.no_progress, pos.ply)
         self.game = Game(self.game.rules, position)

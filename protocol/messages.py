@@ -2,8 +2,7 @@
 
 A command line is ``<id> <name> [args...]``; engines dispatch on the id and ignore
 the name. A reply line is ``=<id>`` / ``=<id> <payload>`` on success and ``?<id>`` /
-``?<id> <message>`` on failure. Moves are the move codes of ``banqi_engine``
-(``from << 5 | to``, a flip is ``square * 33``).
+``?<id> <message>`` on failure. Moves are the move codes of ``banqi_engine.moves``.
 """
 
 import re
@@ -13,8 +12,23 @@ from enum import IntEnum
 from types import MappingProxyType
 from typing import Final
 
-from banqi_engine.pieces import PIECE_LETTERS, SQUARE_LETTERS, piece_from_letter
-from banqi_engine.squares import parse_square, square_name
+from banqi_engine.moves import Move, move_from, move_to, step_move
+from banqi_engine.pieces import (
+    NUM_PIECES,
+    PIECE_LETTERS,
+    SQUARE_LETTERS,
+    Colour,
+    Piece,
+    piece_from_letter,
+)
+from banqi_engine.squares import (
+    NUM_FILES,
+    NUM_RANKS,
+    NUM_SQUARES,
+    Square,
+    parse_square,
+    square_name,
+)
 
 from .errors import CommandSyntaxError, ReplySyntaxError
 
@@ -63,6 +77,8 @@ RESIGN: Final = "a0 a0"
 
 INIT_BOARD_COUNT_ORDER: Final = "KkGgMmRrNnCcPp"
 """Order of the 14 face-down counts in the 46-token form of ``init_board``."""
+INIT_BOARD_TOKENS: Final = NUM_SQUARES + NUM_PIECES
+"""Words of the long form of ``init_board``: 32 square letters, then 14 counts."""
 
 _MAX_DIGITS: Final = 18
 _REPLY_RE: Final = re.compile(r"([=?])([0-9]{1,18})(?: (.*))?", re.DOTALL)
@@ -73,7 +89,7 @@ def command_id_for_name(name: str) -> CommandId | None:
     return _IDS_BY_NAME.get(name)
 
 
-def _colour_word(colour: str | int) -> str:
+def _colour_word(colour: str | Colour) -> str:
     if isinstance(colour, int):
         if 0 <= colour < len(COLOUR_WORDS):
             return COLOUR_WORDS[colour]
@@ -134,7 +150,7 @@ class Command:
         return cls(CommandId.QUIT)
 
     @classmethod
-    def boardsize(cls, width: int = 4, height: int = 8) -> "Command":
+    def boardsize(cls, width: int = NUM_FILES, height: int = NUM_RANKS) -> "Command":
         """``6 boardsize <w> <h>``."""
         w, h = _check_count(width, "width"), _check_count(height, "height")
         return cls(CommandId.BOARDSIZE, (str(w), str(h)))
@@ -155,21 +171,21 @@ class Command:
         return cls(CommandId.NUM_MOVES_TO_DRAW, (str(_check_count(plies, "ply limit")),))
 
     @classmethod
-    def move(cls, frm: int, to: int) -> "Command":
+    def move(cls, frm: Square, to: Square) -> "Command":
         """``10 move <from> <to>``: a move or capture was played."""
         if frm == to:
             raise ValueError("a move needs two different squares; a flip is Command.flip")
         return cls(CommandId.MOVE, (square_name(frm), square_name(to)))
 
     @classmethod
-    def flip(cls, square: int, piece: int) -> "Command":
+    def flip(cls, square: Square, piece: Piece) -> "Command":
         """``11 flip <square> <piece letter>``: a flip was played and showed ``piece``."""
-        if not 0 <= piece < len(PIECE_LETTERS):
+        if not 0 <= piece < NUM_PIECES:
             raise ValueError(f"piece code {piece} is not 0..13")
         return cls(CommandId.FLIP, (square_name(square), PIECE_LETTERS[piece]))
 
     @classmethod
-    def genmove(cls, colour: str | int) -> "Command":
+    def genmove(cls, colour: str | Colour) -> "Command":
         """``12 genmove red|black|unknown`` (a colour word or RED/BLACK/UNDECIDED)."""
         return cls(CommandId.GENMOVE, (_colour_word(colour),))
 
@@ -189,7 +205,7 @@ class Command:
         return cls(CommandId.TIME_SETTINGS, (str(_check_count(ms, "time")),))
 
     @classmethod
-    def time_left(cls, colour: str | int, ms: int) -> "Command":
+    def time_left(cls, colour: str | Colour, ms: int) -> "Command":
         """``16 time_left red|black <ms>``."""
         word = _colour_word(colour)
         if word == "unknown":
@@ -272,19 +288,20 @@ def _arity(command: CommandId, args: list[str], count: int, usage: str) -> None:
 def _init_board_args(args: list[str]) -> tuple[str, ...]:
     if 1 <= len(args) <= 5:
         return tuple(args)
-    if len(args) == 46:
-        for index, token in enumerate(args[:32]):
+    if len(args) == INIT_BOARD_TOKENS:
+        for index, token in enumerate(args[:NUM_SQUARES]):
             if len(token) != 1 or token not in SQUARE_LETTERS:
                 raise ValueError(
                     f"init_board: token {index + 1} ({token!r}) is not a square letter "
                     f"({PIECE_LETTERS}, X face down, - empty)"
                 )
-        for letter, token in zip(INIT_BOARD_COUNT_ORDER, args[32:], strict=True):
+        for letter, token in zip(INIT_BOARD_COUNT_ORDER, args[NUM_SQUARES:], strict=True):
             _number_arg(token, f"init_board: face-down count of {letter!r}")
         return tuple(args)
     raise ValueError(
-        "init_board: expected a position string (1 to 5 fields) or 32 square letters "
-        f"followed by 14 counts ({' '.join(INIT_BOARD_COUNT_ORDER)}), got {len(args)} words"
+        f"init_board: expected a position string (1 to 5 fields) or {NUM_SQUARES} square "
+        f"letters followed by {NUM_PIECES} counts ({' '.join(INIT_BOARD_COUNT_ORDER)}), "
+        f"got {len(args)} words"
     )
 
 
@@ -374,16 +391,17 @@ def parse_command_line(line: str) -> Command:
 
 @dataclass(frozen=True)
 class GenmoveAnswer:
-    """An engine's genmove answer: a move code (a flip is ``square * 33``), None to resign."""
+    """An engine's genmove answer: a move code (a flip is ``flip_move(square)``), None to
+    resign."""
 
-    move: int | None
+    move: Move | None
 
 
-def format_genmove(move: int | None) -> str:
+def format_genmove(move: Move | None) -> str:
     """The genmove payload: ``a2 a3``, a flip ``b6 b6``, a resignation ``a0 a0``."""
     if move is None:
         return RESIGN
-    return f"{square_name(move >> 5)} {square_name(move & 31)}"
+    return f"{square_name(move_from(move))} {square_name(move_to(move))}"
 
 
 def parse_genmove_payload(payload: str) -> GenmoveAnswer:
@@ -405,4 +423,4 @@ def parse_genmove_payload(payload: str) -> GenmoveAnswer:
             squares.append(parse_square(word.lower()))
         except ValueError as error:
             raise ReplySyntaxError(f"genmove answer {payload!r}: {error}") from None
-    return GenmoveAnswer(squares[0] << 5 | squares[1])
+    return GenmoveAnswer(step_move(squares[0], squares[1]))

@@ -5,8 +5,17 @@ from dataclasses import dataclass, field
 from banqi_engine.errors import BanqiError
 from banqi_engine.game import Game, Outcome
 from banqi_engine.layout import parse_layout
+from banqi_engine.moves import move_from
 from banqi_engine.notation import format_flip, parse_ply
-from banqi_engine.pieces import COLOUR_NAMES, PIECE_LETTERS
+from banqi_engine.pieces import (
+    COLOUR_NAMES,
+    PIECE_LETTERS,
+    UNDECIDED,
+    Colour,
+    Piece,
+    colour_of,
+    opponent,
+)
 from banqi_engine.position import OPENING, Position, parse_position
 from banqi_engine.rules import RuleSet
 
@@ -36,15 +45,15 @@ def _replay(
     start: Position,
     first: int,
     moves: list[tuple[int | None, str]],
-    layout: list[int] | None,
-) -> tuple[Game, ReplayReport, list[int | None]]:
+    layout: list[Piece] | None,
+) -> tuple[Game, ReplayReport, list[Colour | None]]:
     """Play the moves; returns the game, the report, and each player's colour."""
     game = Game(rules, start)
     report = ReplayReport()
-    colours: list[int | None] = [None, None]
-    if start.side != 2:
+    colours: list[Colour | None] = [None, None]
+    if start.side != UNDECIDED:
         colours[first] = start.side
-        colours[1 - first] = start.side ^ 1
+        colours[1 - first] = opponent(start.side)
     for index, (player, text) in enumerate(moves):
         number = index + 1
         mover = first if index % 2 == 0 else 1 - first
@@ -57,7 +66,7 @@ def _replay(
         try:
             ply = parse_ply(text)
             if ply.is_flip:
-                square = ply.move >> 5
+                square = move_from(ply.move)
                 piece = ply.piece
                 if layout is not None:
                     if piece is not None and piece != layout[square]:
@@ -69,8 +78,8 @@ def _replay(
                 if piece is None:
                     raise BanqiError("a flip in a record must show its piece, like b6(K)")
                 if colours[mover] is None:
-                    colours[mover] = piece // 7
-                    colours[1 - mover] = 1 - piece // 7
+                    colours[mover] = colour_of(piece)
+                    colours[1 - mover] = opponent(colour_of(piece))
                 game.play(ply.move, piece)
             else:
                 game.play(ply.move)
@@ -85,7 +94,7 @@ def _replay(
 
 def _compare_ending(
     report: ReplayReport,
-    colours: list[int | None],
+    colours: list[Colour | None],
     reason: Reason | None,
     winner: int | None,
     total_plies: int,
@@ -93,16 +102,15 @@ def _compare_ending(
     if report.problems:
         return
     outcome = report.outcome
-    board_reasons = {r.value for r in Reason if r in _BOARD}
     if reason is None:
         return
-    if reason.value in board_reasons:
+    if reason.is_board_end:
         if outcome is None:
             report.problems.append(
                 f"the record says {reason.value}, but after {total_plies} plies the game "
                 "is not over on the board"
             )
-        elif outcome.reason.value != reason.value:
+        elif Reason.of_board_end(outcome.reason) is not reason:
             report.problems.append(
                 f"the record says {reason.value}, but the board ends by {outcome.reason.value}"
             )
@@ -118,9 +126,6 @@ def _compare_ending(
         report.problems.append(
             f"the record says {reason.value}, but the board ended earlier: {outcome.description}"
         )
-
-
-_BOARD = frozenset({Reason.NO_LEGAL_MOVE, Reason.THREEFOLD_REPETITION, Reason.NO_PROGRESS})
 
 
 def replay_game_record(record: GameRecord, rules: RuleSet | None = None) -> ReplayReport:

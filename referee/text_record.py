@@ -18,22 +18,40 @@ first. The last line is ``* <reason code> <player name> wins`` or
 ``* <reason code> draw``, with the reason codes of ``referee.reasons``.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Final
 
 from banqi_engine.errors import BanqiError
+from banqi_engine.moves import move_from
 from banqi_engine.notation import parse_ply
-from banqi_engine.pieces import HIDDEN, PIECE_LETTERS, RED, SQUARE_LETTERS, UNDECIDED, colour_of
+from banqi_engine.pieces import (
+    NUM_PIECES,
+    PIECE_LETTERS,
+    RED,
+    SQUARE_LETTERS,
+    UNDECIDED,
+    Colour,
+    SquareState,
+    colour_of,
+    is_piece,
+)
 from banqi_engine.position import Position, check_consistency
+from banqi_engine.squares import NUM_FILES, NUM_RANKS, NUM_SQUARES, ranks_top_down, square_at
 
+from .errors import InputError
 from .reasons import Reason
 from .record import GameRecord
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_BOARD_START: Final = 3
+"""Index of the first board row among the lines (after time, players, counts)."""
+HEADER_LINES: Final = _BOARD_START + NUM_RANKS
+"""Lines before the body: time, players, face-down counts, the board rows."""
 
 
-class TextRecordError(BanqiError):
+class TextRecordError(InputError):
     """A text record that does not follow the platform's shape."""
 
 
@@ -54,8 +72,9 @@ def format_text_record(record: GameRecord, start: Position) -> str:
         f"{names[0]} vs {names[1]}",
         " ".join(str(n) for n in start.pool),
     ]
-    for rank in range(7, -1, -1):
-        lines.append(" ".join(SQUARE_LETTERS[start.board[rank * 4 + f]] for f in range(4)))
+    for rank in ranks_top_down():
+        cells = (start.board[square_at(file, rank)] for file in range(NUM_FILES))
+        lines.append(" ".join(SQUARE_LETTERS[state] for state in cells))
     lines.append(f"first {record.first + 1}")
     lines.append(f"time {record.time_control.time:g}")
     moves = [p.move for p in record.plies]
@@ -89,75 +108,114 @@ def _fail(number: int, message: str) -> TextRecordError:
 
 def parse_text_record(text: str) -> TextRecord:
     """Read a platform text record; TextRecordError names the line and the problem."""
-    raw = [line.rstrip("\r") for line in text.split("\n")]
-    lines: list[tuple[int, str]] = []
-    for number, line in enumerate(raw, start=1):
-        if not line.strip():
-            continue
-        if not line.startswith("*"):
-            raise _fail(number, f"expected a line starting with '* ', got {line[:40]!r}")
-        lines.append((number, line[1:].strip()))
-    if len(lines) < 11:
+    lines = _star_lines(text)
+    if len(lines) < HEADER_LINES:
         raise TextRecordError(
-            f"text record has {len(lines)} lines; a header alone needs 11 "
-            "(time, players, counts, 8 board rows)"
+            f"text record has {len(lines)} lines; a header alone needs {HEADER_LINES} "
+            f"(time, players, counts, {NUM_RANKS} board rows)"
         )
-    started = lines[0][1]
-    number, players = lines[1]
-    if " vs " not in players:
-        raise _fail(number, f"expected '<first> vs <second>', got {players!r}")
-    first_name, _, second_name = players.partition(" vs ")
-    number, counts_text = lines[2]
-    counts = counts_text.split()
-    if len(counts) != 14 or not all(c.isdigit() for c in counts):
-        raise _fail(number, f"expected 14 face-down counts ({' '.join(PIECE_LETTERS)})")
-    pool = [int(c) for c in counts]
-    board = [0] * 32
-    for row in range(8):
-        number, cells_text = lines[3 + row]
-        cells = cells_text.split()
-        if len(cells) != 4 or any(len(c) != 1 or c not in SQUARE_LETTERS for c in cells):
-            raise _fail(
-                number, f"expected 4 squares (letters {SQUARE_LETTERS}), got {cells_text!r}"
-            )
-        rank = 7 - row
-        for file, cell in enumerate(cells):
-            board[rank * 4 + file] = SQUARE_LETTERS.index(cell)
-    first = 0
-    time_seconds: float | None = None
-    moves: list[str] = []
-    reason: Reason | None = None
-    winner: int | None = None
-    result_line = ""
-    names = (first_name.strip(), second_name.strip())
-    for number, body in lines[11:]:
-        head, _, rest = body.partition(" ")
-        if head == "first":
-            if rest.strip() not in ("1", "2"):
-                raise _fail(number, f"'first' must be 1 or 2, got {rest!r}")
-            first = int(rest) - 1
-        elif head == "time":
-            try:
-                time_seconds = float(rest)
-            except ValueError:
-                raise _fail(number, f"'time' must be seconds, got {rest!r}") from None
-        elif head.endswith(".") and head[:-1].isdigit():
-            if result_line:
-                raise _fail(number, "moves after the result line")
-            moves.extend(rest.split())
-        else:
-            result_line = body
-            reason, winner = _parse_result(body, names)
-    face_up = any(state < HIDDEN for state in board)
-    side = _guess_side(board, moves) if face_up else UNDECIDED
+    names = _parse_players(*lines[1])
+    pool = _parse_counts(*lines[2])
+    board = _parse_board_rows(lines[_BOARD_START:HEADER_LINES])
+    body = _parse_body(lines[HEADER_LINES:], names)
+    face_up = any(is_piece(state) for state in board)
+    side = _guess_side(board, body.moves) if face_up else UNDECIDED
     try:
         check_consistency(board, pool, side)
     except BanqiError as error:
         raise TextRecordError(f"text record start position: {error}") from None
     start = Position(board, pool, side)
     return TextRecord(
-        started, names, start, first, time_seconds, moves, reason, winner, result_line
+        lines[0][1],
+        names,
+        start,
+        body.first,
+        body.time_seconds,
+        body.moves,
+        body.reason,
+        body.winner,
+        body.result_line,
     )
+
+
+def _star_lines(text: str) -> list[tuple[int, str]]:
+    """The non-blank lines with their 1-based numbers, each without its leading ``*``."""
+    lines: list[tuple[int, str]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip("\r")
+        if not line.strip():
+            continue
+        if not line.startswith("*"):
+            raise _fail(number, f"expected a line starting with '* ', got {line[:40]!r}")
+        lines.append((number, line[1:].strip()))
+    return lines
+
+
+def _parse_players(number: int, players: str) -> tuple[str, str]:
+    """The two names of the ``<first> vs <second>`` line."""
+    if " vs " not in players:
+        raise _fail(number, f"expected '<first> vs <second>', got {players!r}")
+    first_name, _, second_name = players.partition(" vs ")
+    return first_name.strip(), second_name.strip()
+
+
+def _parse_counts(number: int, counts_text: str) -> list[int]:
+    """The face-down counts line: one count per piece code."""
+    counts = counts_text.split()
+    if len(counts) != NUM_PIECES or not all(c.isdigit() for c in counts):
+        raise _fail(number, f"expected {NUM_PIECES} face-down counts ({' '.join(PIECE_LETTERS)})")
+    return [int(c) for c in counts]
+
+
+def _parse_board_rows(rows: list[tuple[int, str]]) -> list[SquareState]:
+    """The board from its rows (rank 8 first, files a..d, letters apart)."""
+    board = [0] * NUM_SQUARES
+    for rank, (number, cells_text) in zip(ranks_top_down(), rows, strict=True):
+        cells = cells_text.split()
+        if len(cells) != NUM_FILES or any(len(c) != 1 or c not in SQUARE_LETTERS for c in cells):
+            raise _fail(
+                number,
+                f"expected {NUM_FILES} squares (letters {SQUARE_LETTERS}), got {cells_text!r}",
+            )
+        for file, cell in enumerate(cells):
+            board[square_at(file, rank)] = SQUARE_LETTERS.index(cell)
+    return board
+
+
+@dataclass
+class _Body:
+    """What the lines after the board say."""
+
+    first: int = 0
+    time_seconds: float | None = None
+    moves: list[str] = field(default_factory=list)
+    reason: Reason | None = None
+    winner: int | None = None
+    result_line: str = ""
+
+
+def _parse_body(lines: list[tuple[int, str]], names: tuple[str, str]) -> _Body:
+    """The ``first``, ``time``, numbered move and result lines, in any order."""
+    body = _Body()
+    for number, text in lines:
+        head, _, rest = text.partition(" ")
+        if head == "first":
+            if rest.strip() not in ("1", "2"):
+                raise _fail(number, f"'first' must be 1 or 2, got {rest!r}")
+            body.first = int(rest) - 1
+        elif head == "time":
+            try:
+                body.time_seconds = float(rest)
+            except ValueError:
+                raise _fail(number, f"'time' must be seconds, got {rest!r}") from None
+        elif head.endswith(".") and head[:-1].isdigit():
+            if body.result_line:
+                raise _fail(number, "moves after the result line")
+            body.moves.extend(rest.split())
+        else:
+            body.result_line = text
+            body.reason, body.winner = _parse_result(text, names)
+    return body
 
 
 def _parse_result(body: str, names: tuple[str, str]) -> tuple[Reason | None, int | None]:
@@ -174,7 +232,7 @@ def _parse_result(body: str, names: tuple[str, str]) -> tuple[Reason | None, int
     return reason, winner
 
 
-def _guess_side(board: list[int], moves: list[str]) -> int:
+def _guess_side(board: list[SquareState], moves: list[str]) -> Colour:
     """Side to move of a start with face-up pieces: the colour of the first moved
     piece (the format does not say; red when the first ply does not tell)."""
     if moves:
@@ -183,8 +241,8 @@ def _guess_side(board: list[int], moves: list[str]) -> int:
         except BanqiError:
             return RED
         if not ply.is_flip:
-            state = board[ply.move >> 5]
-            if state < HIDDEN:
+            state = board[move_from(ply.move)]
+            if is_piece(state):
                 return colour_of(state)
     return RED
 

@@ -234,9 +234,3 @@ def preset_perft(text: str, depth: int, rules: str = "olympiad") -> int:
     """``perft`` of a position string under a named rule set."""
     order, cannon_capture, cannon_move = PLAIN_PRESETS[rules]
     return perft(parse_state(text), depth, order, cannon_capture, cannon_move)
-
-
-def preset_moves(text: str, rules: str = "olympiad") -> set[tuple[int, int]]:
-    """The legal moves of a position string under a named rule set, as a set."""
-    order, cannon_capture, cannon_move = PLAIN_PRESETS[rules]
-    return set(legal_moves(parse_state(text), order, cannon_capture, cannon_move))

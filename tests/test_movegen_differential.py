@@ -24,6 +24,7 @@ from plain_rules import (
 )
 
 from banqi_engine.movegen import count_leaves, generate_moves
+from banqi_engine.moves import is_flip, move_from, move_to
 from banqi_engine.perft import perft as fast_perft
 from banqi_engine.pieces import PIECE_LETTERS
 from banqi_engine.position import Position, parse_position
@@ -112,7 +113,7 @@ def move_name(move: tuple[int, int]) -> str:
 
 
 def fast_moves(pos: Position, preset: str) -> list[tuple[int, int]]:
-    return [(move >> 5, move & 31) for move in generate_moves(pos, PRESETS[preset])]
+    return [(move_from(move), move_to(move)) for move in generate_moves(pos, PRESETS[preset])]
 
 
 def test_corpus_is_large_and_varied() -> None:
@@ -202,8 +203,9 @@ def test_long_make_sequence_then_unmake_all() -> None:
             if not moves:
                 break
             move = rng.choice(moves)
-            if move >> 5 == move & 31:
-                pos.make_flip(move >> 5, PIECE_LETTERS.index(layout[move >> 5]))
+            if is_flip(move):
+                square = move_from(move)
+                pos.make_flip(square, PIECE_LETTERS.index(layout[square]))
             else:
                 pos.make_move(move)
             assert fresh_matches(pos) is None, f"{preset}: {pos.to_string()}"
@@ -234,7 +236,7 @@ def test_random_rule_sets_agree() -> None:
         for text in texts:
             pos = parse_position(text)
             state = parse_state(text)
-            fast = {(m >> 5, m & 31) for m in generate_moves(pos, rules)}
+            fast = {(move_from(m), move_to(m)) for m in generate_moves(pos, rules)}
             plain = set(legal_moves(state, *plain_rules))
             assert fast == plain, (
                 f"{plain_rules}: {text}\n  only fast: "

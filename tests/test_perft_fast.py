@@ -26,9 +26,18 @@ from banqi_engine.movegen import (
     count_two_ply_leaves,
 )
 from banqi_engine.perft import perft as fast_perft
-from banqi_engine.pieces import EMPTY, HIDDEN, PIECE_LETTERS, UNDECIDED
+from banqi_engine.pieces import (
+    COLOURS,
+    EMPTY,
+    HIDDEN,
+    NUM_KINDS,
+    PIECE_LETTERS,
+    UNDECIDED,
+    make_piece,
+)
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet, step_capture_masks
+from banqi_engine.squares import NUM_SQUARES
 
 CANNON_OPTIONS = [(capture, move) for capture in ("jump", "step") for move in ("step", "slide")]
 
@@ -208,20 +217,21 @@ def test_capture_masks_follow_the_rules() -> None:
         tables = _tables(rules)
         masks = step_capture_masks(rules)
         for _ in range(20):
-            bb = [0] * 16
-            for square in range(32):
-                bb[rng.randrange(16)] |= 1 << square
-            for base in (0, 7):
+            bb = [0] * (EMPTY + 1)
+            for square in range(NUM_SQUARES):
+                bb[rng.randrange(EMPTY + 1)] |= 1 << square
+            for colour in COLOURS:
+                base = make_piece(colour, 0)
                 prey = _prey_masks(bb, base, tables)
                 threats = _threat_masks(bb, base, tables)
-                for kind in range(7):
+                for kind in range(NUM_KINDS):
                     union = 0
-                    for target in range(7):
+                    for target in range(NUM_KINDS):
                         if masks[kind] >> target & 1:
-                            union |= bb[base + target]
+                            union |= bb[make_piece(colour, target)]
                     assert prey[kind] == union, (rules, kind)
                     union = 0
-                    for attacker in range(7):
+                    for attacker in range(NUM_KINDS):
                         if masks[attacker] >> kind & 1:
-                            union |= bb[base + attacker]
+                            union |= bb[make_piece(colour, attacker)]
                     assert threats[kind] == union, (rules, kind)

@@ -83,7 +83,7 @@ def test_divide_of_the_opening_names_every_flip() -> None:
     assert all(count == 1 for _, count in rows)
     names = {move for move, _ in rows}
     assert {"a1(K)", "a1(p)", "d8(k)", "b6(C)"} <= names
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="depth of at least 1"):
         divide(parse_position(OPENING), PRESETS["olympiad"], 0)
 
 

@@ -6,27 +6,24 @@ from plain_rules import PLAIN_PRESETS, legal_moves, parse_state
 from banqi_engine.errors import MoveError
 from banqi_engine.game import BoardEnd, Game
 from banqi_engine.movegen import generate_moves, has_legal_move
+from banqi_engine.moves import flip_move, move_from, move_to
 from banqi_engine.notation import parse_ply
 from banqi_engine.pieces import BLACK, PIECE_LETTERS, RED, UNDECIDED
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet
+from banqi_engine.squares import NUM_SQUARES, Square, square_name
 
 ALL_PRESETS = ("olympiad", "hong-kong", "taiwan-sliding-cannon", "casual")
-JUMPING = ("olympiad", "taiwan-sliding-cannon", "casual")
 NO_POOL = "00000000000000"
 
 
-def name(square: int) -> str:
-    return "abcd"[square % 4] + str(square // 4 + 1)
-
-
-def move_names(pairs: set[tuple[int, int]]) -> set[str]:
-    return {name(a) if a == b else f"{name(a)}-{name(b)}" for a, b in pairs}
+def move_names(pairs: set[tuple[Square, Square]]) -> set[str]:
+    return {square_name(a) if a == b else f"{square_name(a)}-{square_name(b)}" for a, b in pairs}
 
 
 def fast_legal(text: str, rules: RuleSet) -> set[str]:
     moves = generate_moves(parse_position(text), rules)
-    return move_names({(m >> 5, m & 31) for m in moves})
+    return move_names({(move_from(m), move_to(m)) for m in moves})
 
 
 def legal(text: str, preset: str) -> set[str]:
@@ -243,7 +240,8 @@ def test_only_flips_while_colours_are_undecided(preset: str) -> None:
     text = "X-X-/----/----/----/----/----/----/---X - 00000001000002"
     assert legal(text, preset) == {"a8", "c8", "d1"}
     opening = parse_position("XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX - 12222251222225")
-    assert sorted(generate_moves(opening, PRESETS[preset])) == [sq * 33 for sq in range(32)]
+    expected = [flip_move(square) for square in range(NUM_SQUARES)]
+    assert sorted(generate_moves(opening, PRESETS[preset])) == expected
 
 
 def test_first_flip_decides_the_colours() -> None:

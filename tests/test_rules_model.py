@@ -4,8 +4,10 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from banqi_engine.errors import RulesError
+from banqi_engine.pieces import CANNON, GUARD, KING, PAWN, Kind
 from banqi_engine.rules import (
     DEFAULT_RULES,
     PRESETS,
@@ -13,6 +15,7 @@ from banqi_engine.rules import (
     load_rules_file,
     resolve_rules,
     rules_from_data,
+    step_capture_masks,
 )
 
 SPEC_TABLE = {
@@ -43,7 +46,7 @@ def test_exactly_the_four_presets_and_olympiad_is_the_default() -> None:
 
 
 def test_rule_sets_are_frozen() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValidationError, match="frozen"):
         PRESETS["olympiad"].no_progress_limit = 3  # type: ignore[misc]
 
 
@@ -171,13 +174,17 @@ def test_missing_file_is_refused(tmp_path: Path) -> None:
         resolve_rules(str(tmp_path / "missing.toml"))
 
 
+def takes(rules: RuleSet, attacker: Kind, target: Kind) -> bool:
+    return bool(step_capture_masks(rules)[attacker] >> target & 1)
+
+
 def test_capture_order_drives_step_captures() -> None:
     reversed_order = rules_from_data({"capture_order": "PCNRMGK", "cannon_capture": "step"})
-    assert reversed_order.can_step_capture(6, 0)
-    assert reversed_order.can_step_capture(6, 1)
-    assert not reversed_order.can_step_capture(0, 1)
-    assert not reversed_order.can_step_capture(0, 6)
-    assert PRESETS["olympiad"].can_step_capture(1, 5)
-    assert not PRESETS["hong-kong"].can_step_capture(1, 5)
-    assert not PRESETS["olympiad"].can_step_capture(5, 6)
-    assert PRESETS["hong-kong"].can_step_capture(5, 6)
+    assert takes(reversed_order, PAWN, KING)
+    assert takes(reversed_order, PAWN, GUARD)
+    assert not takes(reversed_order, KING, GUARD)
+    assert not takes(reversed_order, KING, PAWN)
+    assert takes(PRESETS["olympiad"], GUARD, CANNON)
+    assert not takes(PRESETS["hong-kong"], GUARD, CANNON)
+    assert not takes(PRESETS["olympiad"], CANNON, PAWN)
+    assert takes(PRESETS["hong-kong"], CANNON, PAWN)
