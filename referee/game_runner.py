@@ -62,16 +62,21 @@ class _Fault(Exception):
     stopped_answering: bool = False
 
 
-def fault_of(player: int, error: EngineError, command: Command, *, genmove: bool) -> _Fault:
+def fault_of(
+    player: int, error: EngineError, command: Command, *, allowance: float | None = None
+) -> _Fault:
     """The one mapping from an engine error to the reason its engine loses by.
 
-    No reply in time is a time loss to ``genmove`` and a stall to anything else (the
-    engine stopped answering); a dead process or closed pipe is a crash; anything
-    else it said is an unreadable reply.
+    No reply in time is a stall, or, to a ``genmove`` (whose ``allowance`` is given), a
+    time loss; either way the engine stopped answering. A dead process or a closed pipe
+    is a crash; anything else it said is an unreadable reply.
     """
     if isinstance(error, EngineTimeoutError):
-        if genmove:
-            detail = f"no move within {error.timeout:.3f}s"
+        if allowance is not None:
+            detail = (
+                f"no move within the {allowance:.3f}s allowed, nor in the "
+                f"{error.timeout - allowance:g}s after"
+            )
             return _Fault(player, Reason.TIME_FORFEIT, detail, stopped_answering=True)
         detail = f"no reply to '{command.line()}' within {error.timeout:g}s"
         return _Fault(player, Reason.STALL, detail, stopped_answering=True)
@@ -147,7 +152,7 @@ class GameRunner:
         try:
             seat.engine = await self._start_engine(seat.spec, log)
         except EngineError as error:
-            raise fault_of(player, error, Command.ready(), genmove=False) from None
+            raise fault_of(player, error, Command.ready()) from None
         except OSError as error:
             raise _Fault(player, Reason.CRASH, f"could not start: {error}") from None
 
@@ -168,7 +173,7 @@ class GameRunner:
         try:
             return await self._engine(player).request(command, timeout=timeout)
         except EngineError as error:
-            raise fault_of(player, error, command, genmove=False) from None
+            raise fault_of(player, error, command) from None
 
     async def _handshake(self, player: int) -> None:
         """The platform's start of a game, then the courtesy questions.
@@ -218,7 +223,12 @@ class GameRunner:
         await self._echo(mover, move, piece, elapsed)
 
     async def _genmove(self, mover: int) -> tuple[Reply, float]:
-        """The mover's genmove reply and its thinking time, charged to its clock."""
+        """The mover's genmove reply and its thinking time, charged to its clock.
+
+        A move that comes after the allowance (clock or per-move limit, and the margin)
+        loses on time. The referee still waits the stall timeout for it, to tell an engine
+        that answers late from one that stopped answering (only the latter is failing).
+        """
         side = self.game.side
         command = Command.genmove("unknown" if side == UNDECIDED else COLOUR_NAMES[side])
         allowance = self.clock.allowance(mover)
@@ -227,26 +237,33 @@ class GameRunner:
             reply = await self._think(mover, command, allowance)
         except EngineError as error:
             self.clock.charge(mover, time.monotonic() - started)
-            raise fault_of(mover, error, command, genmove=True) from None
+            raise fault_of(mover, error, command, allowance=allowance) from None
         elapsed = time.monotonic() - started
         if not self.clock.charge(mover, elapsed):
-            detail = f"took {elapsed:.3f}s with {allowance:.3f}s allowed"
+            detail = f"moved after {elapsed:.3f}s, {allowance:.3f}s allowed"
             raise _Fault(mover, Reason.TIME_FORFEIT, detail)
         return reply, elapsed
 
     async def _think(self, player: int, command: Command, allowance: float) -> Reply:
-        """Await a genmove reply; an engine whose process group uses no CPU for the stall
-        timeout while it owes a move is stuck, and loses by ``stall`` without waiting for
-        its clock."""
+        """Await a genmove reply, for at most the allowance and the stall timeout after it.
+
+        An engine whose process group uses no CPU for the stall timeout while it owes a
+        move within its allowance is stuck, and loses by ``stall`` without waiting for
+        its clock; past the allowance the move is lost on time and only a late answer is
+        awaited.
+        """
         engine = self._engine(player)
         stall = self.setup.stall_timeout
-        request = asyncio.ensure_future(engine.request(command, timeout=allowance))
+        deadline = time.monotonic() + allowance
+        request = asyncio.ensure_future(engine.request(command, timeout=allowance + stall))
         last: int | None = None  # sampled only once the engine is slow to answer
         active = time.monotonic()
         while True:
             done, _ = await asyncio.wait({request}, timeout=min(0.5, stall / 4))
             if done:
                 return request.result()
+            if time.monotonic() >= deadline:
+                return await request
             ticks = None if engine.pid is None else group_cpu_ticks(engine.pid)
             if ticks is None:
                 return await request

@@ -91,16 +91,19 @@ def test_an_in_process_engine_times_out_and_then_finishes_its_command_first() ->
 
 
 @pytest.mark.parametrize(
-    ("how", "reason", "detail", "stopped"),
+    ("how", "stall", "reason", "detail", "stopped"),
     [
-        ("illegal", Reason.ILLEGAL_MOVE, "a1 d8: illegal move a1-d8", False),
-        ("slow", Reason.TIME_FORFEIT, "no move within", True),
-        ("crash", Reason.UNREADABLE_REPLY, "genmove failed: ?12 internal error", False),
+        ("illegal", 5.0, Reason.ILLEGAL_MOVE, "a1 d8: illegal move a1-d8", False),
+        ("slow", 5.0, Reason.TIME_FORFEIT, "moved after 1.5", False),
+        ("slow", 0.5, Reason.TIME_FORFEIT, "no move within the 0.600s allowed, nor", True),
+        ("crash", 5.0, Reason.UNREADABLE_REPLY, "genmove failed: ?12 internal error", False),
     ],
+    ids=["illegal", "late", "silent", "crash"],
 )
 def test_the_referee_judges_an_in_process_engine(
-    tmp_path: Path, how: str, reason: Reason, detail: str, stopped: bool
+    tmp_path: Path, how: str, stall: float, reason: Reason, detail: str, stopped: bool
 ) -> None:
+    """A late move loses on time but is no failure; no move at all is one (stopped answering)."""
     specs = (EngineSpec(name="bad", command=("bad",)), EngineSpec(name="good", command=("good",)))
 
     def make(spec: EngineSpec) -> DctpEngine:
@@ -112,12 +115,13 @@ def test_the_referee_judges_an_in_process_engine(
         specs,
         games=1,
         time_control=TimeControl(time=60, move_time=0.5, margin_ms=100),
+        stall_timeout=stall,
         start_engine=in_process_engines(make),
     )
     assert (record.reason, record.winner) == (reason, 1)
     assert record.detail.startswith(detail), record.detail
     assert record.stopped_answering is stopped
-    assert record.loser_failed
+    assert record.loser_failed is (reason.is_fault or stopped)
     assert len(record.plies) == 2
     assert replay_game_record(record).ok
 

@@ -1,7 +1,10 @@
 """The referee's clock in real games: thinking time is charged, and the grace margin counts."""
 
+import re
+import time
 from pathlib import Path
 
+import pytest
 from referee_fakes import Fake, play, survivors, write_fake
 
 from referee.reasons import Reason
@@ -102,4 +105,37 @@ def test_a_move_beyond_the_margin_loses_on_time(tmp_path: Path, fakes: list[Fake
     [record] = play(tmp_path / "run", (slow.spec(), quick.spec()), time_control=MARGIN)
 
     assert (record.reason, record.winner, record.plies) == (Reason.TIME_FORFEIT, 1, [])
+    assert survivors([*slow.pids(), *quick.pids()]) == []
+
+
+@pytest.mark.parametrize(
+    ("stall_timeout", "stopped"), [(2.0, False), (0.5, True)], ids=["late", "silent"]
+)
+def test_a_late_move_loses_on_time_and_only_silence_counts_as_failing(
+    tmp_path: Path, fakes: list[Fake], stall_timeout: float, stopped: bool
+) -> None:
+    """The engine moves 1.0 s into a 0.3 s allowance: within the stall timeout after the
+    allowance, that is a time loss of an engine still answering; beyond it, one that
+    stopped answering. (The stall timeout is longer than the allowance, so the engine's
+    idle sleep is not taken for a stuck engine first.)"""
+    slow = write_fake(tmp_path / "engines", "slow", late_by(1.0, 1))
+    quick = write_fake(tmp_path / "engines", "quick")
+    fakes += [slow, quick]
+    started = time.monotonic()
+    [record] = play(
+        tmp_path / "run",
+        (slow.spec(), quick.spec()),
+        time_control=TimeControl(time=60, move_time=0.2, margin_ms=100),
+        stall_timeout=stall_timeout,
+    )
+    waited = time.monotonic() - started
+
+    assert (record.reason, record.winner) == (Reason.TIME_FORFEIT, 1)
+    assert record.stopped_answering is stopped
+    assert record.loser_failed is stopped
+    if stopped:
+        assert record.detail == "no move within the 0.300s allowed, nor in the 0.5s after"
+        assert waited < 2.5
+    else:
+        assert re.fullmatch(r"moved after 1\.\d{3}s, 0\.300s allowed", record.detail)
     assert survivors([*slow.pids(), *quick.pids()]) == []

@@ -211,7 +211,9 @@ def test_a_child_that_ignores_sigterm_does_not_survive_the_game(
     other = write_fake(tmp_path / "engines", "other")
     fakes += [parent, other]
     started = time.monotonic()
-    [record] = play(tmp_path / "run", (parent.spec(), other.spec()), time_control=SHORT_CLOCK)
+    [record] = play(
+        tmp_path / "run", (parent.spec(), other.spec()), time_control=SHORT_CLOCK, stall_timeout=2.0
+    )
     assert time.monotonic() - started < 6.0
     assert record.reason == reason
     assert record.winner == 1
