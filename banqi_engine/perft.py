@@ -6,12 +6,13 @@ are ignored. The last two plies are counted in bulk by ``count_two_ply_leaves``.
 
 from collections.abc import Callable, Iterator
 
-from .movegen import count_leaves, count_two_ply_leaves, generate_moves
+from .movegen import count_leaves, generate_moves
 from .moves import Move, move_from
 from .notation import format_flip, format_move
 from .pieces import NUM_PIECES, Piece
 from .position import Position
 from .rules import RuleSet
+from .two_ply_count import count_two_ply_leaves
 
 TABLE_LIMIT = 1 << 17
 """Entries the transposition table of one ``perft`` call holds before it starts again."""

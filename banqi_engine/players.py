@@ -16,7 +16,7 @@ from .moves import Move, is_flip, move_from, move_to
 from .pieces import BLACK, RED, UNDECIDED, colour_of, is_piece, kind_of, opponent
 from .position import Position
 from .rules import RuleSet, step_capture_masks
-from .search import SearchPlayer
+from .search_player import SearchPlayer
 from .squares import CROSS_MASKS, Square, square_distance
 
 

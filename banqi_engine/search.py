@@ -10,15 +10,14 @@ over one screen) are searched, plus one of the others standing for them all;
 where flips are not searched (near the horizon) the side to move may stand pat on
 the static evaluation instead, as a flip is nearly always available.
 
-The transposition table is a dict keyed by ``Position.hash`` XOR a key of the
-face-down pool (the same board can be reached with different pools after flips
-and captures). Moves are ordered TT move, captures by MVV-LVA, killer moves,
-quiet moves by history, flips; leaves are resolved by a quiescence search over
-captures. Draw rules: a position repeating one since the last flip or capture
-(in the game or along the search path) scores as a draw, a little below 0 for
-the side the search plays for (``CONTEMPT``), so that a side that is ahead or
-level avoids it; the no-progress limit scores as a draw and the evaluation fades
-towards 0 as it approaches (see ``evaluation``).
+Positions are kept in a transposition table (see ``transposition``). Moves are
+ordered TT move, captures by MVV-LVA, killer moves, quiet moves by history, flips;
+leaves are resolved by a quiescence search over captures. Draw rules: a position
+repeating one since the last flip or capture (in the game or along the search path)
+scores as a draw, a little below 0 for the side the search plays for
+(``CONTEMPT``), so that a side that is ahead or level avoids it; the no-progress
+limit scores as a draw and the evaluation fades towards 0 as it approaches (see
+``evaluation``).
 """
 
 import random
@@ -28,16 +27,25 @@ from typing import Final
 
 from .errors import MoveError
 from .evaluation import Evaluator, base_values
-from .game import Game
 from .movegen import generate_captures, generate_moves, jump_targets
 from .moves import SQUARE_BITS, Move, flip_move, is_flip, move_from, move_to
-from .pieces import BLACK, EMPTY, FULL_POOL, NUM_PIECES, RED, UNDECIDED, kind_of
+from .pieces import BLACK, EMPTY, NUM_PIECES, RED, kind_of
 from .position import Position
 from .rules import RuleSet
 from .squares import NEIGHBOUR_MASKS, NUM_SQUARES, Bitboard, Square
+from .transposition import (
+    EXACT,
+    LOWER,
+    MATE,
+    MATE_THRESHOLD,
+    POOL_KEYS,
+    TT_MAX_ENTRIES,
+    UPPER,
+    from_tt,
+    pool_key,
+    to_tt,
+)
 
-MATE: Final = 100_000.0
-MATE_THRESHOLD: Final = MATE - 1_000.0
 INFINITY: Final = 1e12
 CHANCE_BOUND: Final = 1_000.0
 """Child values at chance nodes are clamped to this, a bound on non-terminal scores."""
@@ -47,31 +55,16 @@ FLIP_MIN_DEPTH: Final = 2
 MAX_DEPTH: Final = 64
 TIME_CHECK_MASK: Final = 31
 """The clock is read every 32 nodes."""
-TIME_SAFETY: Final = 0.9
-TIME_MARGIN: Final = 0.003
 NEXT_ITERATION_FRACTION: Final = 0.5
 """No new iteration starts once this fraction of the budget is spent."""
-DEFAULT_SECONDS: Final = 1.0
-"""Time per move when the caller gives no budget."""
-TT_MAX_ENTRIES: Final = 1_000_000
 CONTEMPT: Final = 2.0
 """A draw scores this much below 0 for the side the search plays for."""
 
-EXACT: Final = 0
-LOWER: Final = 1
-UPPER: Final = 2
 NO_MOVE: Final[Move] = -1
 MOVE_CODES: Final = 1 << (2 * SQUARE_BITS)
 """Size of the move-indexed history table (every from/to pair)."""
 MVV_WEIGHT: Final = 64
 """MVV-LVA: the victim's value counts this many times the attacker's."""
-
-_rng = random.Random(0x5EA2C)
-POOL_KEYS: Final = tuple(
-    tuple(_rng.getrandbits(64) for _ in range(max(FULL_POOL) + 1)) for _ in range(NUM_PIECES)
-)
-"""Key of each (piece code, face-down count) pair; a pool's key XORs one per code."""
-del _rng
 
 
 class SearchTimeout(Exception):
@@ -87,47 +80,6 @@ class SearchResult:
     depth: int
     nodes: int
     seconds: float
-
-
-def pool_key(pool: list[int]) -> int:
-    """The Zobrist key of a face-down pool."""
-    key = 0
-    for piece, count in enumerate(pool):
-        key ^= POOL_KEYS[piece][count]
-    return key
-
-
-def reversible_hashes(game: Game) -> set[int]:
-    """Hashes of the game's positions since its last flip or capture, the current one included."""
-    pos = game.start.copy()
-    seen = {pos.hash}
-    for ply in game.plies:
-        if ply.piece is not None:
-            pos.make_flip(move_from(ply.move), ply.piece)
-            seen = set()
-        else:
-            capture = pos.board[move_to(ply.move)] != EMPTY
-            pos.make_move(ply.move)
-            if capture:
-                seen = set()
-        seen.add(pos.hash)
-    return seen
-
-
-def _to_tt(score: float, ply: int) -> float:
-    if score > MATE_THRESHOLD:
-        return score + ply
-    if score < -MATE_THRESHOLD:
-        return score - ply
-    return score
-
-
-def _from_tt(score: float, ply: int) -> float:
-    if score > MATE_THRESHOLD:
-        return score - ply
-    if score < -MATE_THRESHOLD:
-        return score + ply
-    return score
 
 
 class Searcher:
@@ -370,7 +322,7 @@ class Searcher:
         if entry is not None:
             entry_depth, flag, stored, tt_move = entry
             if entry_depth >= depth:
-                score = _from_tt(stored, ply)
+                score = from_tt(stored, ply)
                 if (
                     flag == EXACT
                     or (flag == LOWER and score >= beta)
@@ -413,7 +365,7 @@ class Searcher:
             flag = LOWER
         else:
             flag = EXACT
-        self.tt[key] = (depth, flag, _to_tt(best, ply), best_move)
+        self.tt[key] = (depth, flag, to_tt(best, ply), best_move)
         return best
 
     def _remember_cutoff(self, move: Move, depth: int, ply: int) -> None:
@@ -495,57 +447,3 @@ class Searcher:
     def _captures(self) -> list[Move]:
         """The captures of the side to move."""
         return generate_captures(self.pos, self.rules)
-
-
-class SearchPlayer:
-    """Levels 2 and 3: iterative-deepening expectimax alpha-beta within a time budget.
-
-    ``max_seconds`` caps the time per move whatever the budget; without a budget the
-    player uses ``default_seconds``. Ties are broken by a seeded RNG, so with no time
-    or node cut-off the choice is a function of the seed and the game.
-    """
-
-    def __init__(
-        self,
-        rules: RuleSet,
-        seed: int | None = None,
-        *,
-        max_depth: int = MAX_DEPTH,
-        max_seconds: float | None = None,
-        default_seconds: float | None = DEFAULT_SECONDS,
-        max_nodes: int | None = None,
-    ) -> None:
-        self.searcher = Searcher(rules)
-        self.max_depth = max_depth
-        self.max_seconds = max_seconds
-        self.default_seconds = default_seconds
-        self.max_nodes = max_nodes
-        self.last: SearchResult | None = None
-        self._rng = random.Random(seed)
-
-    def choose(self, game: Game, budget_seconds: float | None) -> Move:
-        """The move the search prefers within the budget."""
-        start = time.perf_counter()
-        moves = game.legal_moves()
-        if not moves:
-            raise MoveError("no legal move to choose from: the side to move has none")
-        pos = game.position
-        if pos.side == UNDECIDED:
-            return self._rng.choice(moves)
-        seconds = self.default_seconds if budget_seconds is None else budget_seconds
-        if self.max_seconds is not None:
-            seconds = self.max_seconds if seconds is None else min(seconds, self.max_seconds)
-        if len(moves) == 1:
-            return moves[0]
-        seen = reversible_hashes(game)
-        if seconds is not None:
-            seconds = max(0.0, seconds * TIME_SAFETY - TIME_MARGIN - (time.perf_counter() - start))
-        self.last = self.searcher.search(
-            pos,
-            self._rng,
-            max_depth=self.max_depth,
-            seconds=seconds,
-            max_nodes=self.max_nodes,
-            seen=seen,
-        )
-        return self.last.move

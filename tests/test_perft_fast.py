@@ -19,12 +19,7 @@ from test_movegen_differential import (
 )
 
 import banqi_engine.perft as perft_module
-from banqi_engine.movegen import (
-    _prey_masks,
-    _tables,
-    _threat_masks,
-    count_two_ply_leaves,
-)
+from banqi_engine.movegen_tables import prey_masks, rule_tables, threat_masks
 from banqi_engine.perft import perft as fast_perft
 from banqi_engine.pieces import (
     COLOURS,
@@ -38,6 +33,7 @@ from banqi_engine.pieces import (
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet, step_capture_masks
 from banqi_engine.squares import NUM_SQUARES
+from banqi_engine.two_ply_count import count_two_ply_leaves
 
 CANNON_OPTIONS = [(capture, move) for capture in ("jump", "step") for move in ("step", "slide")]
 
@@ -214,7 +210,7 @@ def test_capture_masks_follow_the_rules() -> None:
     rng = random.Random(11)
     rule_sets = [PRESETS[p] for p in PRESET_NAMES] + [random_rule_set(rng) for _ in range(30)]
     for rules in rule_sets:
-        tables = _tables(rules)
+        tables = rule_tables(rules)
         masks = step_capture_masks(rules)
         for _ in range(20):
             bb = [0] * (EMPTY + 1)
@@ -222,8 +218,8 @@ def test_capture_masks_follow_the_rules() -> None:
                 bb[rng.randrange(EMPTY + 1)] |= 1 << square
             for colour in COLOURS:
                 base = make_piece(colour, 0)
-                prey = _prey_masks(bb, base, tables)
-                threats = _threat_masks(bb, base, tables)
+                prey = prey_masks(bb, base, tables)
+                threats = threat_masks(bb, base, tables)
                 for kind in range(NUM_KINDS):
                     union = 0
                     for target in range(NUM_KINDS):

@@ -12,9 +12,11 @@ from banqi_engine.moves import is_flip, move_from, step_move
 from banqi_engine.players import make_player
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet
-from banqi_engine.search import MATE_THRESHOLD, Searcher, SearchPlayer, reversible_hashes
+from banqi_engine.search import Searcher
+from banqi_engine.search_player import SearchPlayer, reversible_hashes
 from banqi_engine.selfplay import iter_match, level_factory, summarise
 from banqi_engine.squares import parse_square
+from banqi_engine.transposition import MATE_THRESHOLD
 
 OLYMPIAD = PRESETS["olympiad"]
 

@@ -1,0 +1,90 @@
+"""The search player (levels 2 and 3): a ``Searcher`` run on the game within a time budget."""
+
+import random
+import time
+from typing import Final
+
+from .errors import MoveError
+from .game import Game
+from .moves import Move, move_from, move_to
+from .pieces import EMPTY, UNDECIDED
+from .rules import RuleSet
+from .search import MAX_DEPTH, Searcher, SearchResult
+
+DEFAULT_SECONDS: Final = 1.0
+"""Time per move when the caller gives no budget."""
+TIME_SAFETY: Final = 0.9
+"""Share of the budget the search gets (less ``TIME_MARGIN`` and the player's own time)."""
+TIME_MARGIN: Final = 0.003
+"""Seconds kept back from the budget besides ``TIME_SAFETY``'s share."""
+
+
+def reversible_hashes(game: Game) -> set[int]:
+    """Hashes of the game's positions since its last flip or capture, the current one included."""
+    pos = game.start.copy()
+    seen = {pos.hash}
+    for ply in game.plies:
+        if ply.piece is not None:
+            pos.make_flip(move_from(ply.move), ply.piece)
+            seen = set()
+        else:
+            capture = pos.board[move_to(ply.move)] != EMPTY
+            pos.make_move(ply.move)
+            if capture:
+                seen = set()
+        seen.add(pos.hash)
+    return seen
+
+
+class SearchPlayer:
+    """Levels 2 and 3: iterative-deepening expectimax alpha-beta within a time budget.
+
+    ``max_seconds`` caps the time per move whatever the budget; without a budget the
+    player uses ``default_seconds``. Ties are broken by a seeded RNG, so with no time
+    or node cut-off the choice is a function of the seed and the game.
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        seed: int | None = None,
+        *,
+        max_depth: int = MAX_DEPTH,
+        max_seconds: float | None = None,
+        default_seconds: float | None = DEFAULT_SECONDS,
+        max_nodes: int | None = None,
+    ) -> None:
+        self.searcher = Searcher(rules)
+        self.max_depth = max_depth
+        self.max_seconds = max_seconds
+        self.default_seconds = default_seconds
+        self.max_nodes = max_nodes
+        self.last: SearchResult | None = None
+        self._rng = random.Random(seed)
+
+    def choose(self, game: Game, budget_seconds: float | None) -> Move:
+        """The move the search prefers within the budget."""
+        start = time.perf_counter()
+        moves = game.legal_moves()
+        if not moves:
+            raise MoveError("no legal move to choose from: the side to move has none")
+        pos = game.position
+        if pos.side == UNDECIDED:
+            return self._rng.choice(moves)
+        seconds = self.default_seconds if budget_seconds is None else budget_seconds
+        if self.max_seconds is not None:
+            seconds = self.max_seconds if seconds is None else min(seconds, self.max_seconds)
+        if len(moves) == 1:
+            return moves[0]
+        seen = reversible_hashes(game)
+        if seconds is not None:
+            seconds = max(0.0, seconds * TIME_SAFETY - TIME_MARGIN - (time.perf_counter() - start))
+        self.last = self.searcher.search(
+            pos,
+            self._rng,
+            max_depth=self.max_depth,
+            seconds=seconds,
+            max_nodes=self.max_nodes,
+            seen=seen,
+        )
+        return self.last.move
