@@ -26,3 +26,7 @@ class EngineConnection(Protocol):
     async def quit(self) -> int | None:
         """End the engine and release everything it holds; its exit status if it has one."""
         ...
+
+    async def kill(self) -> None:
+        """End the engine at once, without asking it, and release everything it holds."""
+        ...

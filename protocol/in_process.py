@@ -73,6 +73,10 @@ class InProcessEngine:
                 self._end()
         return 0
 
+    async def kill(self) -> None:
+        """Stop taking commands at once; a command being answered runs to its end."""
+        self._end()
+
     def _end(self) -> None:
         self._ended = True
         self._worker.shutdown(wait=False, cancel_futures=True)

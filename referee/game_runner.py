@@ -330,16 +330,22 @@ class GameRunner:
                 raise
 
     async def _stop_engines(self, fault: _Fault | None) -> None:
-        async def stop(seat: _Seat) -> None:
-            engine = seat.engine
+        """Tell both engines the game is over and end them; an engine that stopped
+        answering is killed at once, as it would not answer ``quit`` either."""
+
+        async def stop(player: int) -> None:
+            engine = self.seats[player].engine
             if engine is None:
+                return
+            if fault is not None and fault.player == player and fault.stopped_answering:
+                await engine.kill()
                 return
             with contextlib.suppress(Exception):
                 if fault is None:
                     await engine.request(Command.game_over("end"), timeout=1.0)
             await engine.quit()
 
-        await asyncio.shield(asyncio.gather(*(stop(seat) for seat in self.seats)))
+        await asyncio.shield(asyncio.gather(stop(0), stop(1)))
 
     # -- the end ---------------------------------------------------------------------
 

@@ -81,12 +81,12 @@ def on_genmove(i, words):
 """
 
 
-MARGIN = TimeControl(time=60, move_time=0.5, margin_ms=1000)
-"""1.5 s allowed per move: 0.5 s and the 1 s margin (0.5 s without it, 10.5 s at ten times it)."""
+MARGIN = TimeControl(time=60, move_time=0.2, margin_ms=600)
+"""0.8 s allowed per move: 0.2 s and the 0.6 s margin (0.2 s without it, 6.2 s at ten times it)."""
 
 
 def test_a_move_within_the_margin_is_not_a_time_loss(tmp_path: Path, fakes: list[Fake]) -> None:
-    late = write_fake(tmp_path / "engines", "late", late_by(0.9, 2))
+    late = write_fake(tmp_path / "engines", "late", late_by(0.5, 2))
     quick = write_fake(tmp_path / "engines", "quick")
     fakes += [late, quick]
     [record] = play(tmp_path / "run", (late.spec(), quick.spec()), time_control=MARGIN)
@@ -95,11 +95,11 @@ def test_a_move_within_the_margin_is_not_a_time_loss(tmp_path: Path, fakes: list
     late_plies = [p for p in record.plies if p.player == 0]
     assert len(late_plies) == 2
     for ply in late_plies:
-        assert ply.ms >= 900  # over the 0.5 s per move, under the 1.5 s allowed
+        assert ply.ms >= 500  # over the 0.2 s per move, under the 0.8 s allowed
 
 
 def test_a_move_beyond_the_margin_loses_on_time(tmp_path: Path, fakes: list[Fake]) -> None:
-    slow = write_fake(tmp_path / "engines", "slow", late_by(2.0, 1))
+    slow = write_fake(tmp_path / "engines", "slow", late_by(1.3, 1))
     quick = write_fake(tmp_path / "engines", "quick")
     fakes += [slow, quick]
     [record] = play(tmp_path / "run", (slow.spec(), quick.spec()), time_control=MARGIN)

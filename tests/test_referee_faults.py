@@ -84,9 +84,11 @@ CASES = {
     "crash": Case(CRASH_ON_GENMOVE, Reason.CRASH, 2, "return code 3"),
     "crash-second-seat": Case(CRASH_ON_GENMOVE, Reason.CRASH, 3, "return code 3", seat=1),
     "clean-exit": Case(EXIT_ON_ECHO, Reason.CRASH, 1, "return code 0"),
-    "hang-genmove-clock": Case(HANG_ON_GENMOVE, Reason.TIME_FORFEIT, 2, time_control=SHORT_CLOCK),
+    "hang-genmove-clock": Case(
+        HANG_ON_GENMOVE, Reason.TIME_FORFEIT, 2, "nor", time_control=SHORT_CLOCK, stall_timeout=0.8
+    ),
     "hang-genmove-move-time": Case(
-        HANG_ON_GENMOVE, Reason.TIME_FORFEIT, 2, time_control=SHORT_MOVE
+        HANG_ON_GENMOVE, Reason.TIME_FORFEIT, 2, "nor", time_control=SHORT_MOVE, stall_timeout=0.8
     ),
     "hang-echo": Case(HANG_ON_ECHO, Reason.STALL, 1, "flip", stall_timeout=1.5),
     "hang-genmove-idle": Case(HANG_ON_GENMOVE, Reason.STALL, 2, "no CPU", stall_timeout=1.5),
@@ -212,7 +214,7 @@ def test_a_child_that_ignores_sigterm_does_not_survive_the_game(
     fakes += [parent, other]
     started = time.monotonic()
     [record] = play(
-        tmp_path / "run", (parent.spec(), other.spec()), time_control=SHORT_CLOCK, stall_timeout=2.0
+        tmp_path / "run", (parent.spec(), other.spec()), time_control=SHORT_CLOCK, stall_timeout=1.0
     )
     assert time.monotonic() - started < 6.0
     assert record.reason == reason
@@ -237,7 +239,9 @@ def test_a_faulty_engine_is_replaced_by_a_fresh_process_for_the_next_game(
     steady = write_fake(tmp_path / "engines", "steady", legal=True)
     fakes += [flaky, steady]
     out = tmp_path / "run"
-    first, second = play(out, (flaky.spec(), steady.spec()), games=2, time_control=SHORT_MOVE)
+    first, second = play(
+        out, (flaky.spec(), steady.spec()), games=2, time_control=SHORT_MOVE, stall_timeout=1.0
+    )
 
     assert (first.reason, first.winner) == (reason, 1)
     assert second.reason in BOARD_REASONS, second.detail
