@@ -29,7 +29,6 @@ from protocol.connection import EngineConnection
 from protocol.errors import (
     EngineError,
     EnginePipeClosedError,
-    EngineStartError,
     EngineTerminatedError,
     EngineTimeoutError,
     ProtocolError,
@@ -80,8 +79,6 @@ def fault_of(
             return _Fault(player, Reason.TIME_FORFEIT, detail, stopped_answering=True)
         detail = f"no reply to '{command.line()}' within {error.timeout:g}s"
         return _Fault(player, Reason.STALL, detail, stopped_answering=True)
-    if isinstance(error, EngineStartError):
-        return _Fault(player, Reason.CRASH, f"could not start: {error}")
     if isinstance(error, EngineTerminatedError | EnginePipeClosedError):
         return _Fault(player, Reason.CRASH, str(error))
     return _Fault(player, Reason.UNREADABLE_REPLY, str(error))
@@ -151,9 +148,7 @@ class GameRunner:
         log = self.traffic.logger(seat.spec.name) if self.traffic else None
         try:
             seat.engine = await self._start_engine(seat.spec, log)
-        except EngineError as error:
-            raise fault_of(player, error, Command.ready()) from None
-        except OSError as error:
+        except (EngineError, OSError) as error:
             raise _Fault(player, Reason.CRASH, f"could not start: {error}") from None
 
     async def _each(self, action: Callable[[int], Coroutine[Any, Any, None]]) -> None:
