@@ -65,7 +65,7 @@ SPIN_ON_GENMOVE = genmove_answer("while True: pass")
 DEFAULT_CLOCK = TimeControl()
 SHORT_CLOCK = TimeControl(time=0.5, margin_ms=100)
 SHORT_MOVE = TimeControl(time=60, move_time=0.3, margin_ms=100)
-THINKING_TIME = TimeControl(time=60, move_time=2.0, margin_ms=100)
+THINKING_TIME = TimeControl(time=60, move_time=1.0, margin_ms=100)
 """Longer than the stall timeout the spinning case uses: busy is thinking, not stuck."""
 
 
@@ -90,8 +90,8 @@ CASES = {
     "hang-genmove-move-time": Case(
         HANG_ON_GENMOVE, Reason.TIME_FORFEIT, 2, "nor", time_control=SHORT_MOVE, stall_timeout=0.8
     ),
-    "hang-echo": Case(HANG_ON_ECHO, Reason.STALL, 1, "flip", stall_timeout=1.5),
-    "hang-genmove-idle": Case(HANG_ON_GENMOVE, Reason.STALL, 2, "no CPU", stall_timeout=1.5),
+    "hang-echo": Case(HANG_ON_ECHO, Reason.STALL, 1, "flip", stall_timeout=0.8),
+    "hang-genmove-idle": Case(HANG_ON_GENMOVE, Reason.STALL, 2, "no CPU", stall_timeout=0.8),
     "spin-genmove-clock": Case(
         SPIN_ON_GENMOVE, Reason.TIME_FORFEIT, 2, time_control=THINKING_TIME, stall_timeout=0.5
     ),
