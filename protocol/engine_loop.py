@@ -81,8 +81,17 @@ def genmove_budget(remaining_ms: int | None) -> float | None:
     return min(MAX_BUDGET_SECONDS, max(0, remaining_ms) / 1000 / BUDGET_DIVISOR)
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+MAX_REASON_CHARS: Final = 200
+"""Longest reason in a ``?id`` reply or a log line about one: a bad argument, however long,
+is quoted by a short prefix at most."""
+
+
+def _short(text: str) -> str:
+    """``text`` on one line, cut to ``MAX_REASON_CHARS`` characters (``...`` marks a cut)."""
+    line = " ".join(text[: 4 * MAX_REASON_CHARS].split())
+    if len(line) <= MAX_REASON_CHARS and len(text) <= 4 * MAX_REASON_CHARS:
+        return line
+    return line[: MAX_REASON_CHARS - 3] + "..."
 
 
 def _init_board_position(args: tuple[str, ...]) -> tuple[Position, bool]:
@@ -154,12 +163,12 @@ class DctpEngine:
         except CommandSyntaxError as error:
             if error.id is None:
                 if line.strip():
-                    log.warning("ignored a line without a command id: %r", line)
+                    log.warning("ignored a line without a command id: %s", _short(repr(line)))
                 else:
                     log.debug("ignored an empty line")
                 return None
-            log.warning("refused %r: %s", line, error)
-            return Reply(error.id, False, _one_line(str(error)))
+            log.warning("refused %s: %s", _short(repr(line)), _short(str(error)))
+            return Reply(error.id, False, _short(str(error)))
         return self.handle(command)
 
     def handle(self, command: Command) -> Reply:
@@ -168,11 +177,11 @@ class DctpEngine:
         try:
             payload = self._handlers[command.id](command.args)
         except _Refusal as refusal:
-            log.warning("refused %r: %s", command.line(), refusal)
-            return Reply(number, False, _one_line(str(refusal)))
+            log.warning("refused %s: %s", _short(command.line()), _short(str(refusal)))
+            return Reply(number, False, _short(str(refusal)))
         except Exception as error:
-            log.exception("internal error on %r", command.line())
-            return Reply(number, False, _one_line(f"internal error: {error!r}"))
+            log.exception("internal error on %s", _short(command.line()))
+            return Reply(number, False, _short(f"internal error: {error!r}"))
         return Reply(number, True, payload)
 
     # -- command handlers --------------------------------------------------------------

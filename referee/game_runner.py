@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -44,6 +44,7 @@ from .game_setup import GameSetup
 from .reasons import Reason
 from .record import GameEnd, GameRecord, PlayerInfo, PlyRecord, build_record, player_info
 from .timecontrol import Clock
+from .transcript import Transcript
 
 OPTIONAL_TIMEOUT: Final = 1.0
 """Seconds to wait for an answer to a command the platform itself never sends."""
@@ -92,18 +93,6 @@ class _Seat:
     colour: Colour | None = None
 
 
-@dataclass
-class _Traffic:
-    lines: list[str] = field(default_factory=list)
-    start: float = field(default_factory=time.monotonic)
-
-    def logger(self, name: str) -> Callable[[str], None]:
-        def log(line: str) -> None:
-            self.lines.append(f"{time.monotonic() - self.start:9.3f} [{name}] {line}")
-
-        return log
-
-
 class GameRunner:
     """Plays one ``GameSetup`` and returns its record (and, if asked, the DCTP transcript)."""
 
@@ -119,7 +108,7 @@ class GameRunner:
         self.game = Game(setup.rules)
         self.clock = Clock(setup.time_control)
         self.plies: list[PlyRecord] = []
-        self.traffic = _Traffic() if keep_traffic else None
+        self.traffic = Transcript() if keep_traffic else None
         self.seats = [_Seat(spec, player_info(spec)) for spec in setup.players]
         self._start_engine = start_engine
 
@@ -373,7 +362,7 @@ class GameRunner:
 
     def transcript(self) -> str:
         """The DCTP traffic of the game, one line per message, if it was kept."""
-        return "\n".join(self.traffic.lines) + "\n" if self.traffic else ""
+        return self.traffic.text() if self.traffic else ""
 
 
 def _draw_limit_commands(rules: RuleSet) -> list[Command]:

@@ -10,7 +10,7 @@ from banqi_engine.pieces import BLACK, RED, UNDECIDED
 from banqi_engine.players import make_player
 from banqi_engine.position import OPENING, parse_position
 from banqi_engine.rules import PRESETS
-from protocol.engine_loop import DctpEngine, genmove_budget, run_engine
+from protocol.engine_loop import MAX_REASON_CHARS, DctpEngine, genmove_budget, run_engine
 from protocol.messages import (
     COMMAND_NAMES,
     Reply,
@@ -331,3 +331,23 @@ def test_loop_survives_a_closed_reply_stream() -> None:
     stdout = io.StringIO()
     stdout.close()
     assert run_engine(new_engine(), io.StringIO("1 name\n"), stdout) == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "quoted"),
+    [
+        ("11 flip " + "Z" * 1_000_000 + " K", "'zzz"),
+        ("12 genmove " + "b" * 100_000, "'bbb"),
+        ("9 num_moves_to_draw " + "9" * 200_000, "99999"),
+    ],
+    ids=["flip", "genmove", "draw-count"],
+)
+def test_a_refusal_quotes_only_a_short_prefix_of_a_huge_argument(line: str, quoted: str) -> None:
+    engine = DctpEngine(PRESETS["olympiad"], make_player(0, 1, PRESETS["olympiad"]))
+    reply = engine.handle_line(line)
+    assert reply is not None and not reply.ok
+    assert reply.id == int(line.split()[0])
+    assert len(reply.payload) <= MAX_REASON_CHARS
+    assert reply.payload.endswith("...")
+    assert quoted in reply.payload
+    assert "\n" not in reply.line()

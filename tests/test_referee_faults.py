@@ -12,6 +12,7 @@ from referee.record import GameRecord, read_record
 from referee.replay import replay_game_record
 from referee.storage import record_path, traffic_path
 from referee.timecontrol import TimeControl
+from referee.transcript import STDERR_TAIL_CHARS
 
 BOARD_REASONS = {Reason.NO_LEGAL_MOVE, Reason.THREEFOLD_REPETITION, Reason.NO_PROGRESS}
 
@@ -185,7 +186,10 @@ def test_noise_on_stdout_and_a_stderr_flood_do_not_disturb_a_legal_game(
     log = traffic_path(out, record.game_id).read_text(encoding="utf-8")
     assert "[noisy] < \ufffd\ufffd\ufffd not utf-8" in log
     assert "[noisy] < =12abc" in log
-    assert "[noisy] ! debug output" in log
+    assert "[noisy] ! \ufffd thinking hard" in log
+    assert "characters of earlier stderr not kept]" in log  # the 1.3 MB line and more
+    stderr = sum(len(line) + 1 for line in log.splitlines() if "[noisy] ! " in line)
+    assert stderr <= STDERR_TAIL_CHARS + 200
     assert survivors(all_pids(fakes)) == []
 
 
