@@ -157,3 +157,9 @@ def referee_key(key_file: Path | None) -> bytes:
         return load_or_create_key(key_file or default_key_path())
     except KeyFileError as error:
         raise click.ClickException(str(error)) from None
+
+
+def seed_words(seed: int | None) -> str:
+    """The run seed for a header line, only if the user gave it: a drawn seed is kept in
+    the run's files, never printed where an engine could read the referee's output."""
+    return "seed drawn at random" if seed is None else f"seed {seed}"

@@ -24,6 +24,7 @@ from .options import (
     referee_key,
     rules_option,
     run_options,
+    seed_words,
     time_control_options,
 )
 
@@ -119,7 +120,8 @@ def match_command(
     )
     click.echo(
         f"match: {engines[0].name} vs {engines[1].name}, {games} games, rules {rules.name}, "
-        f"time {time_control.describe()}, seed {config.seed}, records in {folder}"
+        f"time {time_control.describe()}, "
+        f"{seed_words(seed)}, records in {folder}"
     )
     finished = play_with_progress(config, key)
     for line in _summary(finished, (engines[0].name, engines[1].name)):

@@ -20,7 +20,14 @@ from tournaments.results import Standings
 from tournaments.runner import RunEvents, RunOptions
 from tournaments.state import existing_records, locked_run
 
-from .options import field_option, referee_key, rules_option, run_options, time_control_options
+from .options import (
+    field_option,
+    referee_key,
+    rules_option,
+    run_options,
+    seed_words,
+    time_control_options,
+)
 
 DEFAULT_OUT = Path("banqi-runs") / "tournament"
 DEMO_DEFAULTS: dict[str, Any] = {
@@ -138,19 +145,20 @@ def play_tournament(
     config: TournamentConfig, out: Path, key: bytes, log_traffic: bool, quiet: bool
 ) -> Standings:
     """Start or resume the run in ``out`` and play it to the end, with progress lines."""
-    state, games = prepare(config, out, key)
+    state, games = prepare(config, out)
     already = len(existing_records(out, [g.setup.game_id for g in games]))
     if not quiet:
         names = ", ".join(e.name for e in state.config.engines)
         click.echo(
             f"tournament: {names}; {len(games)} games ({state.config.rounds} rounds), "
             f"rules {state.config.rules.name}, time {state.config.time_control.describe()}, "
-            f"seed {state.seed}, {state.config.concurrency} at once, run folder {out}"
+            f"{seed_words(config.seed)}, {state.config.concurrency} at once, run folder {out}"
             + (f"; resuming with {already} games done" if already else "")
         )
     progress = Progress(len(games), already, quiet)
     events = RunEvents(progress.game_done, progress.engine_out)
-    return run_tournament(state, games, RunOptions(out=out, events=events, log_traffic=log_traffic))
+    options = RunOptions(key=key, out=out, events=events, log_traffic=log_traffic)
+    return run_tournament(state, games, options)
 
 
 @click.command("tournament")

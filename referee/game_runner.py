@@ -94,17 +94,20 @@ class _Seat:
 
 
 class GameRunner:
-    """Plays one ``GameSetup`` and returns its record (and, if asked, the DCTP transcript)."""
+    """Plays one ``GameSetup`` dealt from its secret and returns its record (and, if asked,
+    the DCTP transcript)."""
 
     def __init__(
         self,
         setup: GameSetup,
+        secret: str,
         *,
         start_engine: EngineFactory = start_engine_process,
         keep_traffic: bool = False,
     ) -> None:
         self.setup = setup
-        self.layout = layout_from_secret(setup.deal_secret)
+        self.secret = secret
+        self.layout = layout_from_secret(secret)
         self.game = Game(setup.rules)
         self.clock = Clock(setup.time_control)
         self.plies: list[PlyRecord] = []
@@ -126,8 +129,9 @@ class GameRunner:
         finally:
             await self._stop_engines(fault)
         seats = (self.seats[0].info, self.seats[1].info)
+        end = self._end(fault)
         return build_record(
-            self.setup, seats, self.plies, self._end(fault), started, datetime.now(UTC)
+            self.setup, self.secret, seats, self.plies, end, started, datetime.now(UTC)
         )
 
     # -- engine I/O ------------------------------------------------------------------
@@ -377,12 +381,14 @@ def _draw_limit_commands(rules: RuleSet) -> list[Command]:
 
 async def play_game(
     setup: GameSetup,
+    secret: str,
     *,
     traffic_path: Path | None = None,
     start_engine: EngineFactory = start_engine_process,
 ) -> GameRecord:
-    """Play one game; write its DCTP transcript to ``traffic_path`` if given."""
-    runner = GameRunner(setup, start_engine=start_engine, keep_traffic=traffic_path is not None)
+    """Play one game dealt from ``secret``; write its DCTP transcript to ``traffic_path``."""
+    keep = traffic_path is not None
+    runner = GameRunner(setup, secret, start_engine=start_engine, keep_traffic=keep)
     try:
         return await runner.run()
     finally:

@@ -1,7 +1,9 @@
 """What decides one game before it starts (``GameSetup``), and the one function that builds it.
 
 Plain data: the tournament's config and schedule, the match and the game runner
-all use it without importing the runner.
+all use it without importing the runner. A setup holds no secret: the deal's secret
+is derived from the referee key (``deal_secret_of``) when its game is about to be
+played, so the referee holds the secret of the deal being played, not a whole run's.
 """
 
 from typing import Annotated, Final
@@ -33,7 +35,7 @@ StallTimeout = Annotated[
 
 
 class GameSetup(BaseModel):
-    """Everything that decides one game before it starts (the deal secret included)."""
+    """Everything public that decides one game before it starts."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -44,7 +46,6 @@ class GameSetup(BaseModel):
     first: int = Field(ge=0, le=1, description="Index of the player who moves first.")
     seed: int
     deal: str = Field(description="Which deal of the run; paired games share one.")
-    deal_secret: str = Field(pattern=r"^[0-9a-f]{64}$")
     stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
 
 
@@ -55,12 +56,11 @@ def game_setup(
     first: int,
     deal: str,
     seed: int,
-    key: bytes,
     rules: RuleSet,
     time_control: TimeControl,
     stall_timeout: float,
 ) -> GameSetup:
-    """The setup of one game, its deal secret derived from the referee key, seed and deal."""
+    """The setup of one game."""
     return GameSetup(
         game_id=game_id,
         rules=rules,
@@ -69,6 +69,10 @@ def game_setup(
         first=first,
         seed=seed,
         deal=deal,
-        deal_secret=deal_secret(key, seed, deal),
         stall_timeout=stall_timeout,
     )
+
+
+def deal_secret_of(setup: GameSetup, key: bytes) -> str:
+    """The secret of the setup's deal under the referee key (paired games share it)."""
+    return deal_secret(key, setup.seed, setup.deal)

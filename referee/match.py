@@ -11,7 +11,13 @@ from banqi_engine.rules import RuleSet
 from .engine_spec import EngineSpec
 from .engine_start import EngineFactory, start_engine_process
 from .game_runner import play_game
-from .game_setup import DEFAULT_STALL_TIMEOUT, GameSetup, StallTimeout, game_setup
+from .game_setup import (
+    DEFAULT_STALL_TIMEOUT,
+    GameSetup,
+    StallTimeout,
+    deal_secret_of,
+    game_setup,
+)
 from .record import GameRecord
 from .storage import save_game, traffic_path
 from .timecontrol import TimeControl
@@ -32,7 +38,7 @@ class MatchConfig(BaseModel):
     stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
 
 
-def match_setups(config: MatchConfig, key: bytes) -> list[GameSetup]:
+def match_setups(config: MatchConfig) -> list[GameSetup]:
     """Game ``i`` deals layout ``i // 2``; the engine listed second moves first in odd games."""
     width = max(4, len(str(config.games)))
     return [
@@ -42,7 +48,6 @@ def match_setups(config: MatchConfig, key: bytes) -> list[GameSetup]:
             first=index % 2,
             deal=str(index // 2),
             seed=config.seed,
-            key=key,
             rules=config.rules,
             time_control=config.time_control,
             stall_timeout=config.stall_timeout,
@@ -58,11 +63,15 @@ async def run_match(
     *,
     start_engine: EngineFactory = start_engine_process,
 ) -> list[GameRecord]:
-    """Play every game in order, saving each record the moment its game ends."""
+    """Play every game in order, saving each record the moment its game ends.
+
+    Each game's deal secret is derived from ``key`` as the game starts.
+    """
     records = []
-    for setup in match_setups(config, key):
+    for setup in match_setups(config):
         log = traffic_path(config.out, setup.game_id) if config.log_traffic else None
-        record = await play_game(setup, traffic_path=log, start_engine=start_engine)
+        secret = deal_secret_of(setup, key)
+        record = await play_game(setup, secret, traffic_path=log, start_engine=start_engine)
         save_game(config.out, record)
         records.append(record)
         on_game(record)

@@ -110,13 +110,15 @@ class GameEnd:
 
 def build_record(
     setup: GameSetup,
+    secret: str,
     players: tuple[PlayerInfo, PlayerInfo],
     plies: list[PlyRecord],
     end: GameEnd,
     started_at: datetime,
     finished_at: datetime,
 ) -> GameRecord:
-    """The record of a finished (or forfeited) game of ``setup``, its layout revealed."""
+    """The record of a finished (or forfeited) game of ``setup`` dealt from ``secret``,
+    its layout revealed."""
     return GameRecord(
         game_id=setup.game_id,
         rules=setup.rules,
@@ -125,8 +127,8 @@ def build_record(
         first=setup.first,
         seed=setup.seed,
         deal=setup.deal,
-        deal_secret=setup.deal_secret,
-        layout=format_layout(layout_from_secret(setup.deal_secret)),
+        deal_secret=secret,
+        layout=format_layout(layout_from_secret(secret)),
         started_at=started_at,
         finished_at=finished_at,
         plies=plies,

@@ -9,18 +9,22 @@ import pytest
 from in_process_engines import engine_loop, engine_spec, in_process
 from referee_fakes import TEST_KEY, play
 
+import referee.match
 from banqi_engine.game import Game
 from banqi_engine.moves import move_from, step_move
 from banqi_engine.pieces import piece_from_letter
 from banqi_engine.players import RandomPlayer
 from banqi_engine.rules import PRESETS
 from banqi_engine.squares import parse_square
+from protocol.connection import EngineConnection
 from protocol.engine_loop import DctpEngine
 from protocol.errors import EngineTerminatedError, EngineTimeoutError
 from protocol.in_process import InProcessEngine
+from protocol.line_protocol import TrafficLog
 from protocol.messages import Command, parse_genmove_payload
 from referee.engine_spec import EngineSpec
 from referee.engine_start import in_process_engines
+from referee.game_setup import GameSetup
 from referee.reasons import Reason
 from referee.record import read_record
 from referee.replay import replay_game_record
@@ -133,10 +137,10 @@ def test_a_tournament_plays_in_process_with_two_games_at_once(tmp_path: Path) ->
         engine_spec("greedy-2", "--level", "1", "--seed", "3", "--rules", "casual"),
     )
     config = TournamentConfig(engines=engines, rules=CASUAL, concurrency=2, seed=4)
-    games = schedule(config, 4, TEST_KEY)
+    games = schedule(config, 4)
     done: list[str] = []
     events = RunEvents(lambda record, standings: done.append(record.game_id), print)
-    options = RunOptions(out=tmp_path, events=events, start_engine=in_process())
+    options = RunOptions(key=TEST_KEY, out=tmp_path, events=events, start_engine=in_process())
     standings = asyncio.run(run_games(games, config, options))
 
     assert sorted(done) == sorted(g.setup.game_id for g in games) and len(done) == 6
@@ -163,3 +167,34 @@ def test_the_engine_loop_of_a_spec_follows_its_options() -> None:
     loop = engine_loop(engine_spec("x", "--level", "1", "--rules", "hong-kong", "--seed", "9"))
     assert loop.rules == PRESETS["hong-kong"]
     assert type(loop.player).__name__ == "GreedyPlayer"
+
+
+def test_a_match_derives_each_deal_secret_only_as_its_game_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    derive = referee.match.deal_secret_of
+
+    def spy_secret(setup: GameSetup, key: bytes) -> str:
+        events.append(f"secret {setup.game_id}")
+        return derive(setup, key)
+
+    factory = in_process()
+
+    async def spy_start(spec: EngineSpec, log: TrafficLog | None) -> EngineConnection:
+        events.append(f"start {spec.name}")
+        return await factory(spec, log)
+
+    monkeypatch.setattr(referee.match, "deal_secret_of", spy_secret)
+    specs = (
+        engine_spec("a", "--level", "0", "--rules", "casual"),
+        engine_spec("b", "--level", "0", "--rules", "casual"),
+    )
+    records = play(tmp_path, specs, games=4, start_engine=spy_start)
+    assert events == [
+        event
+        for game in ("g0001", "g0002", "g0003", "g0004")
+        for event in (f"secret {game}", "start a", "start b")
+    ]
+    assert records[0].deal_secret == records[1].deal_secret != records[2].deal_secret
+    assert "deal_secret" not in GameSetup.model_fields

@@ -1,5 +1,6 @@
 """``banqi match`` as a user runs it: a real subprocess, its output, exit status and files."""
 
+import json
 import shlex
 import shutil
 import signal
@@ -296,3 +297,29 @@ def test_the_summary_counts_wins_draws_and_losses_exactly(
     assert len(lines) == 6, stdout  # the match line, a line per game, the summary: no faults
     assert lines[3:] == pinned
     assert survivors([*resigner.pids(), *player.pids()]) == []
+
+
+def test_a_seed_drawn_at_random_is_not_printed(tmp_path: Path, fakes: list[Fake]) -> None:
+    """Engines may read the referee's output: only a seed the user gave is shown."""
+    folder = tmp_path / "engines"
+    alpha = write_fake(folder, "alpha", legal=True)
+    beta = write_fake(folder, "beta", legal=True)
+    fakes += [alpha, beta]
+    out = tmp_path / "run"
+    match = start_match(
+        command_line(alpha), command_line(beta), "--rules", "casual", "--out", str(out), cwd=folder
+    )
+    status, stdout, stderr = finish(match)
+    assert status == 0, stderr
+    assert ", seed drawn at random, records in " in stdout.splitlines()[0]
+    seed = read_record(record_path(out, "g0001")).seed
+    assert str(seed) not in stdout + stderr
+
+    flags = [f"--engine={fake.name}={shlex.join(fake.command)}" for fake in (alpha, beta)]
+    result = CliRunner().invoke(
+        cli, ["tournament", *flags, "--rules", "casual", "--out", str(tmp_path / "t")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "seed drawn at random" in result.output.splitlines()[0]
+    drawn = json.loads((tmp_path / "t" / "tournament.json").read_text())["seed"]
+    assert str(drawn) not in result.output

@@ -20,6 +20,7 @@ from banqi_engine.rules import PRESETS
 from protocol.messages import CommandId, parse_command_line
 from referee.deals import KEY_ENV, default_key_path, layout_from_secret, load_or_create_key
 from referee.engine_spec import EngineSpec
+from referee.game_setup import deal_secret_of
 from referee.match import MatchConfig, match_setups
 from referee.reasons import Reason
 from referee.record import GameRecord, read_record
@@ -313,7 +314,7 @@ def layouts(key: bytes, seed: int, games: int = 4) -> list[str]:
     config = MatchConfig(
         engines=specs, games=games, rules=PRESETS["olympiad"], seed=seed, out=Path("unused")
     )
-    return [format_layout(layout_from_secret(s.deal_secret)) for s in match_setups(config, key)]
+    return [format_layout(layout_from_secret(deal_secret_of(s, key))) for s in match_setups(config)]
 
 
 def test_layouts_depend_on_the_key_and_the_seed() -> None:

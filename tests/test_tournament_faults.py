@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from banqi_cli.tournament_command import tournament_command
 from referee.engine_spec import EngineSpec
+from referee.game_setup import deal_secret_of
 from referee.reasons import Reason
 from referee.record import GameRecord, read_record
 from referee.replay import replay_game_record
@@ -177,8 +178,8 @@ def tracker_records() -> tuple[GameRecord, GameRecord]:
         EngineSpec(name="x", command=("x",)),
         EngineSpec(name="y", command=("y",)),
     )
-    game = schedule(TournamentConfig(engines=engines), 1, b"k" * 32)[0]
-    lost = forfeit_record(game, {"x"})
+    game = schedule(TournamentConfig(engines=engines), 1)[0]
+    lost = forfeit_record(game, {"x"}, deal_secret_of(game.setup, b"k" * 32))
     return lost.model_copy(update={"winner": 0}), lost
 
 

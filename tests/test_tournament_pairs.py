@@ -9,9 +9,12 @@ from referee_fakes import Fake, survivors, write_fake
 
 from banqi_cli.main import cli
 from referee.engine_spec import EngineSpec
+from referee.game_setup import deal_secret_of
 from referee.record import GameRecord, read_record
 from tournaments.config import TournamentConfig
 from tournaments.schedule import schedule
+
+KEY = b"k" * 32
 
 
 def engine(name: str) -> EngineSpec:
@@ -20,7 +23,7 @@ def engine(name: str) -> EngineSpec:
 
 def test_the_games_of_a_pair_share_their_deal_and_swap_who_moves_first() -> None:
     config = TournamentConfig(engines=(engine("a"), engine("b"), engine("c")), rounds=2)
-    games = schedule(config, 5, b"k" * 32)
+    games = schedule(config, 5)
     assert len(games) == config.games_total() == 12
     pairs = defaultdict(list)
     for game in games:
@@ -29,11 +32,11 @@ def test_the_games_of_a_pair_share_their_deal_and_swap_who_moves_first() -> None
     for pair_id, (one, two) in pairs.items():
         assert one.engines == two.engines, pair_id
         assert one.setup.deal == two.setup.deal, pair_id
-        assert one.setup.deal_secret == two.setup.deal_secret, pair_id
+        assert deal_secret_of(one.setup, KEY) == deal_secret_of(two.setup, KEY), pair_id
         movers = {game.setup.players[game.setup.first].name for game in (one, two)}
         names = {config.engines[index].name for index in one.engines}
         assert movers == names, pair_id
-    assert len({game.setup.deal_secret for game in games}) == 6
+    assert len({deal_secret_of(game.setup, KEY) for game in games}) == 6
 
 
 RESIGNS_AT_ITS_SECOND_MOVE = """

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from banqi_cli.tournament_command import Progress, tournament_command
 from referee.engine_spec import EngineSpec
+from referee.game_setup import deal_secret_of
 from tournaments.config import TournamentConfig
 from tournaments.failures import forfeit_record
 from tournaments.from_records import standings_from_records
@@ -98,11 +99,11 @@ def test_remaining_estimate_counts_only_games_played_now(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     engines = (EngineSpec(name="x", command=("x",)), EngineSpec(name="y", command=("y",)))
-    games = schedule(TournamentConfig(engines=engines, rounds=5), 1, b"k" * 32)
+    games = schedule(TournamentConfig(engines=engines, rounds=5), 1)
     now = [1000.0]
     monkeypatch.setattr(time, "monotonic", lambda: now[0])
     progress = Progress(total=len(games), already=2, quiet=False)
-    record = forfeit_record(games[0], {"x"})
+    record = forfeit_record(games[0], {"x"}, deal_secret_of(games[0].setup, b"k" * 32))
     standings = standings_from_records([record], ["x", "y"], [g.setup.deal for g in games])
     printed: list[str] = []
     monkeypatch.setattr(click, "echo", lambda text, **_: printed.append(text))

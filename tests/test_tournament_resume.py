@@ -23,6 +23,7 @@ from click.testing import CliRunner
 
 from banqi_cli.tournament_command import tournament_command
 from referee.deals import load_or_create_key
+from referee.game_setup import deal_secret_of
 from referee.reasons import Reason
 from referee.record import GameRecord, read_record
 from referee.replay import replay_game_record
@@ -211,7 +212,8 @@ def test_killed_twice_then_resumed(tmp_path: Path) -> None:
     assert marked_processes(marker) == {}
 
     state = TournamentState.model_validate_json((out / STATE_FILE).read_text())
-    scheduled = schedule(state.config, state.seed, load_or_create_key(key))
+    scheduled = schedule(state.config, state.seed)
+    referee_key = load_or_create_key(key)
     assert len(scheduled) == GAMES
     assert [p.stem for p in records_in(out)] == sorted(g.setup.game_id for g in scheduled)
     assert sorted(p.stem for p in (out / "games").glob("*.txt")) == sorted(
@@ -223,7 +225,7 @@ def test_killed_twice_then_resumed(tmp_path: Path) -> None:
     for game in scheduled:
         record = read_record(out / "games" / f"{game.setup.game_id}.json")
         assert record.game_id == game.setup.game_id
-        assert record.deal_secret == game.setup.deal_secret
+        assert record.deal_secret == deal_secret_of(game.setup, referee_key)
         assert [p.name for p in record.players] == [s.name for s in game.setup.players]
         assert not record.loser_failed and record.reason is not Reason.FORFEIT, record.detail
         report = replay_game_record(record)

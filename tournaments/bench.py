@@ -57,12 +57,16 @@ def bench_referee(games: int, concurrency: int, rules: RuleSet) -> RefereeBench:
     )
     with tempfile.TemporaryDirectory(prefix="banqi-bench-") as folder:
         out = Path(folder)
-        scheduled = schedule(config, seed=1, key=secrets.token_bytes(32))
+        scheduled = schedule(config, seed=1)
         events = RunEvents(lambda record, standings: None, lambda name, left, last: None)
         referee_before = _cpu(resource.RUSAGE_SELF)
         engines_before = _cpu(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        asyncio.run(run_games(scheduled, config, RunOptions(out=out, events=events)))
+        asyncio.run(
+            run_games(
+                scheduled, config, RunOptions(key=secrets.token_bytes(32), out=out, events=events)
+            )
+        )
         wall = time.perf_counter() - start
         plies = sum(
             len(read_record(record_path(out, game.setup.game_id)).plies) for game in scheduled

@@ -52,8 +52,9 @@ def games_left(games: list[ScheduledGame], records: Container[str], name: str) -
     )
 
 
-def forfeit_record(game: ScheduledGame, out_engines: set[str]) -> GameRecord:
-    """The record of a game not played because an engine was put out of the tournament."""
+def forfeit_record(game: ScheduledGame, out_engines: set[str], secret: str) -> GameRecord:
+    """The record of a game not played because an engine was put out of the tournament
+    (its deal, from ``secret``, is revealed as for a played game)."""
     setup = game.setup
     names = [spec.name for spec in setup.players]
     losers = [index for index, name in enumerate(names) if name in out_engines]
@@ -65,4 +66,4 @@ def forfeit_record(game: ScheduledGame, out_engines: set[str]) -> GameRecord:
     end = GameEnd(winner=winner, reason=Reason.FORFEIT, result=result, detail=FORFEIT_DETAIL)
     players = (player_info(setup.players[0]), player_info(setup.players[1]))
     now = datetime.now(UTC)
-    return build_record(setup, players, [], end, now, now)
+    return build_record(setup, secret, players, [], end, now, now)

@@ -12,12 +12,10 @@ from .schedule import ScheduledGame, schedule
 from .state import TournamentState, open_run
 
 
-def prepare(
-    config: TournamentConfig, out: Path, key: bytes
-) -> tuple[TournamentState, list[ScheduledGame]]:
+def prepare(config: TournamentConfig, out: Path) -> tuple[TournamentState, list[ScheduledGame]]:
     """Open (or resume) the run folder and build the schedule."""
     state = open_run(out, config, new_seed())
-    return state, schedule(state.config, state.seed, key)
+    return state, schedule(state.config, state.seed)
 
 
 def run_tournament(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.game_runner import play_game
+from referee.game_setup import deal_secret_of
 from referee.record import GameRecord
 from referee.storage import save_game, traffic_path
 
@@ -34,8 +35,10 @@ class RunEvents:
 
 @dataclass(frozen=True, kw_only=True)
 class RunOptions:
-    """How to run a tournament's games: where to write, whom to tell, how to start engines."""
+    """How to run a tournament's games: the referee key its deals come from, where to write,
+    whom to tell, how to start engines."""
 
+    key: bytes
     out: Path
     events: RunEvents
     log_traffic: bool = False
@@ -103,13 +106,14 @@ class _Run:
         options = self.options
         while self.queue:
             game = self.queue.pop(0)
+            secret = deal_secret_of(game.setup, options.key)
             forfeited = {spec.name for spec in game.setup.players} & self.tracker.out
             if forfeited:
-                await self.finish(forfeit_record(game, forfeited))
+                await self.finish(forfeit_record(game, forfeited, secret))
                 continue
             log = traffic_path(options.out, game.setup.game_id) if options.log_traffic else None
             record = await play_game(
-                game.setup, traffic_path=log, start_engine=options.start_engine
+                game.setup, secret, traffic_path=log, start_engine=options.start_engine
             )
             await self.finish(record)
 

@@ -21,7 +21,7 @@ class ScheduledGame:
     pair_id: str
 
 
-def schedule(config: TournamentConfig, seed: int, key: bytes) -> list[ScheduledGame]:
+def schedule(config: TournamentConfig, seed: int) -> list[ScheduledGame]:
     """All games in playing order: round by round, pair by pair, both seats in turn."""
     games = []
     count = len(config.engines)
@@ -36,7 +36,6 @@ def schedule(config: TournamentConfig, seed: int, key: bytes) -> list[ScheduledG
                         first=first,
                         deal=deal,
                         seed=seed,
-                        key=key,
                         rules=config.rules,
                         time_control=config.time_control,
                         stall_timeout=config.stall_timeout,
