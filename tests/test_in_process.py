@@ -51,7 +51,7 @@ class Misbehaving(RandomPlayer):
             if self.how == "illegal":
                 return step_move(parse_square("a1"), parse_square("d8"))
             if self.how == "slow":
-                time.sleep(0.8)
+                time.sleep(1.0)
             if self.how == "crash":
                 raise RuntimeError("the player broke")
         return super().choose(game, budget_seconds)
@@ -98,7 +98,7 @@ def test_an_in_process_engine_times_out_and_then_finishes_its_command_first() ->
     ("how", "stall", "reason", "detail", "stopped"),
     [
         ("illegal", 5.0, Reason.ILLEGAL_MOVE, "a1 d8: illegal move a1-d8", False),
-        ("slow", 5.0, Reason.TIME_FORFEIT, "moved after 0.8", False),
+        ("slow", 5.0, Reason.TIME_FORFEIT, "moved after 1.", False),
         ("slow", 0.3, Reason.TIME_FORFEIT, "no move within the 0.300s allowed, nor", True),
         ("crash", 5.0, Reason.UNREADABLE_REPLY, "genmove failed: ?12 internal error", False),
     ],

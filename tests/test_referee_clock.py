@@ -114,11 +114,11 @@ def test_a_move_beyond_the_margin_loses_on_time(tmp_path: Path, fakes: list[Fake
 def test_a_late_move_loses_on_time_and_only_silence_counts_as_failing(
     tmp_path: Path, fakes: list[Fake], stall_timeout: float, stopped: bool
 ) -> None:
-    """The engine moves 1.0 s into a 0.3 s allowance: within the stall timeout after the
+    """The engine moves 1.2 s into a 0.3 s allowance: within the stall timeout after the
     allowance, that is a time loss of an engine still answering; beyond it, one that
     stopped answering. (The stall timeout is longer than the allowance, so the engine's
     idle sleep is not taken for a stuck engine first.)"""
-    slow = write_fake(tmp_path / "engines", "slow", late_by(1.0, 1))
+    slow = write_fake(tmp_path / "engines", "slow", late_by(1.2, 1))
     quick = write_fake(tmp_path / "engines", "quick")
     fakes += [slow, quick]
     started = time.monotonic()
