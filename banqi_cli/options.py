@@ -103,8 +103,9 @@ def time_control_options(function: F) -> F:
             "--stall-timeout",
             model=GameSetup,
             field="stall_timeout",
-            help="Seconds an engine gets to answer anything but genmove, and to go "
-            "without using any CPU while it owes a move.",
+            help="Seconds an engine gets to answer anything but genmove, to go without "
+            "using any CPU while it owes a move, and to answer a move it lost on time "
+            "before it counts as having stopped answering.",
         ),
     ]
 
