@@ -9,11 +9,14 @@ at a time as through a pipe, so clocks and timeouts behave as with a process.
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
-from .engine_loop import DctpEngine
 from .errors import EngineTerminatedError, EngineTimeoutError, MalformedReplyError
 from .line_protocol import TrafficLog
 from .messages import Command, Reply
+
+if TYPE_CHECKING:  # the engine side (rules, search) is loaded only by whoever builds one
+    from .engine_loop import DctpEngine
 
 
 class InProcessEngine:
@@ -23,7 +26,7 @@ class InProcessEngine:
     """An in-process engine has no process of its own."""
 
     def __init__(
-        self, engine: DctpEngine, name: str, traffic_log: TrafficLog | None = None
+        self, engine: "DctpEngine", name: str, traffic_log: TrafficLog | None = None
     ) -> None:
         self._engine = engine
         self._name = name

@@ -7,15 +7,18 @@ process itself, so tests can play the project's engine loop in-process.
 
 import os
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from protocol.client import EngineClient
 from protocol.connection import EngineConnection
-from protocol.engine_loop import DctpEngine
 from protocol.in_process import InProcessEngine
 from protocol.line_protocol import TrafficLog
 
 from .deals import KEY_ENV
 from .engine_spec import EngineSpec
+
+if TYPE_CHECKING:  # a referee that plays engine processes never loads the engine side
+    from protocol.engine_loop import DctpEngine
 
 EngineFactory = Callable[[EngineSpec, TrafficLog | None], Awaitable[EngineConnection]]
 """Starts the engine of a spec, its traffic going to the log if one is given."""
@@ -39,7 +42,7 @@ async def start_engine_process(spec: EngineSpec, traffic_log: TrafficLog | None)
     )
 
 
-def in_process_engines(make: Callable[[EngineSpec], DctpEngine]) -> EngineFactory:
+def in_process_engines(make: Callable[[EngineSpec], "DctpEngine"]) -> EngineFactory:
     """A factory that plays ``make(spec)``, an engine loop, in this process (no process)."""
 
     async def start(spec: EngineSpec, traffic_log: TrafficLog | None) -> EngineConnection:
