@@ -44,7 +44,8 @@ class Reason(StrEnum):
 
     @property
     def loser_words(self) -> str:
-        """What the loser did, for a result line: ``black {loser_words}``."""
+        """What the loser did, for a result line (``black {loser_words}``); empty for an
+        end on the board, whose words are the rules' own (``Outcome.description``)."""
         return _FACTS[self].loser_words
 
     @property
@@ -72,9 +73,7 @@ class _Facts:
 
 
 _FACTS: dict[Reason, _Facts] = {
-    Reason.NO_LEGAL_MOVE: _Facts(
-        True, False, "has no legal move", "the side to move had no legal action and lost"
-    ),
+    Reason.NO_LEGAL_MOVE: _Facts(True, False, "", "the side to move had no legal action and lost"),
     Reason.THREEFOLD_REPETITION: _Facts(
         True,
         False,
