@@ -11,8 +11,19 @@ from pydantic import BaseModel
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import DEFAULT_RULES, PRESETS, RuleSet, resolve_rules
-from referee.deals import KeyFileError, default_key_path, load_or_create_key
+from referee.deals import KeyFileError, default_key_path, key_locations, load_or_create_key
+from referee.engine_spec import EngineSpec
+from referee.engine_start import EngineFactory, process_engines
+from referee.errors import InputError
 from referee.game_setup import GameSetup
+from referee.sandbox import (
+    INSTALL_HINT,
+    Isolation,
+    SandboxMode,
+    engine_view,
+    keep_referee_private,
+    referee_secrets,
+)
 from referee.timecontrol import TimeControl
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -130,7 +141,8 @@ def time_control_options(function: F) -> F:
 
 
 def run_options(function: F) -> F:
-    """``--seed``, ``--log-traffic`` and ``--key-file``, shared by match and tournament."""
+    """``--seed``, ``--log-traffic``, ``--sandbox`` and ``--key-file``, shared by match and
+    tournament."""
     options = [
         click.option(
             "--seed",
@@ -139,6 +151,15 @@ def run_options(function: F) -> F:
             help="Run seed: with the same referee key, the same layouts. Default: random.",
         ),
         click.option("--log-traffic", is_flag=True, help="Write each game's DCTP transcript."),
+        click.option(
+            "--sandbox",
+            type=click.Choice([mode.value for mode in SandboxMode]),
+            default=SandboxMode.AUTO.value,
+            show_default=True,
+            help="Run engines isolated: auto = the best sandbox available (bubblewrap, else "
+            "unshare), warning if none; required = refuse to run without one; off = plain "
+            "processes.",
+        ),
         click.option(
             "--key-file",
             type=click.Path(dir_okay=False, path_type=Path),
@@ -164,3 +185,38 @@ def seed_words(seed: int | None) -> str:
     """The run seed for a header line, only if the user gave it: a drawn seed is kept in
     the run's files, never printed where an engine could read the referee's output."""
     return "seed drawn at random" if seed is None else f"seed {seed}"
+
+
+def engine_factory(
+    mode: SandboxMode,
+    key_file: Path | None,
+    out: Path,
+    engines: tuple[EngineSpec, ...],
+    *,
+    quiet: bool = False,
+) -> EngineFactory:
+    """How the run starts its engines; says once, on stderr, how they are isolated (unless
+    ``quiet``; the warning that they are not isolated is always given).
+
+    Engines cannot see the key files nor the run folder, nor (the referee being made
+    non-dumpable) the referee's memory; a run that cannot give them what its mode asks, or
+    an engine that would have to see a secret, is refused here.
+    """
+    keep_referee_private()
+    hidden = referee_secrets(key_locations(key_file), out)
+    try:
+        factory, isolation = process_engines(mode, hidden)
+        if isolation is not Isolation.NONE:
+            for spec in engines:
+                engine_view(spec.command, spec.cwd or Path.cwd(), spec.read_only, hidden)
+    except InputError as error:
+        raise click.ClickException(str(error)) from None
+    if isolation is Isolation.NONE and mode is SandboxMode.AUTO:
+        click.echo(
+            f"warning: no sandbox works on this machine, engines are NOT isolated: they can "
+            f"read the referee's files and outlive their games; {INSTALL_HINT}",
+            err=True,
+        )
+    elif not quiet:
+        click.echo(f"sandbox: {isolation.value} ({isolation.words})", err=True)
+    return factory

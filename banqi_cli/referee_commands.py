@@ -9,17 +9,20 @@ from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
 from referee.deals import new_seed
 from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
+from referee.engine_start import EngineFactory
 from referee.errors import InputError
 from referee.match import MatchConfig, play_match
 from referee.reasons import Reason
 from referee.record import GameRecord, read_record
 from referee.replay import ReplayReport, replay_game_record, replay_text_record
+from referee.sandbox import SandboxMode
 from referee.storage import GAMES_DIR
 from referee.text_record import read_text_record
 from referee.timecontrol import TimeControl
 
 from .options import (
     RulesType,
+    engine_factory,
     field_option,
     referee_key,
     rules_option,
@@ -97,6 +100,7 @@ def match_command(
     seed: int | None,
     out: Path | None,
     log_traffic: bool,
+    sandbox: str,
     key_file: Path | None,
 ) -> None:
     """Play GAMES games between two DCTP engines, COMMAND_A and COMMAND_B.
@@ -117,13 +121,15 @@ def match_command(
         out=folder,
         log_traffic=log_traffic,
         stall_timeout=stall_timeout,
+        sandbox=SandboxMode(sandbox),
     )
+    start_engine = engine_factory(config.sandbox, key_file, folder, engines)
     click.echo(
         f"match: {engines[0].name} vs {engines[1].name}, {games} games, rules {rules.name}, "
         f"time {time_control.describe()}, "
         f"{seed_words(seed)}, records in {folder}"
     )
-    finished = play_with_progress(config, key)
+    finished = play_with_progress(config, key, start_engine)
     for line in _summary(finished, (engines[0].name, engines[1].name)):
         click.echo(line)
 
@@ -147,7 +153,9 @@ def _records_folder(out: Path | None) -> Path:
     return out
 
 
-def play_with_progress(config: MatchConfig, key: bytes) -> list[GameRecord]:
+def play_with_progress(
+    config: MatchConfig, key: bytes, start_engine: EngineFactory
+) -> list[GameRecord]:
     """Play the match, printing a line per game; Ctrl-C exits 130 keeping finished records."""
     finished: list[GameRecord] = []
 
@@ -156,7 +164,7 @@ def play_with_progress(config: MatchConfig, key: bytes) -> list[GameRecord]:
         click.echo(_game_line(record, len(finished), config.games))
 
     try:
-        play_match(config, key, report)
+        play_match(config, key, report, start_engine)
     except KeyboardInterrupt:
         click.echo(
             f"interrupted: {len(finished)} of {config.games} games finished; "
@@ -170,16 +178,31 @@ def play_with_progress(config: MatchConfig, key: bytes) -> list[GameRecord]:
 
 
 def _print_report(report: ReplayReport, recorded: str) -> None:
-    click.echo(f"plies checked: {report.plies_checked}")
-    click.echo(f"final position: {report.final_position}")
-    if report.outcome is not None:
-        click.echo(f"on the board: {report.outcome.description} ({report.outcome.reason.value})")
+    if report.withheld:
+        click.echo(
+            "layout: withheld until the other game of its deal has ended, so the flips, "
+            "captures and ending were not fully checked"
+        )
+        click.echo(f"plies checked: {report.plies_checked} (who played each, and its shape)")
+        click.echo("final position: unknown (the layout is withheld)")
+        click.echo("on the board: unknown (the layout is withheld)")
     else:
-        click.echo("on the board: the game is not over")
+        click.echo(f"plies checked: {report.plies_checked}")
+        click.echo(f"final position: {report.final_position}")
+        if report.outcome is not None:
+            outcome = report.outcome
+            click.echo(f"on the board: {outcome.description} ({outcome.reason.value})")
+        else:
+            click.echo("on the board: the game is not over")
     click.echo(f"record says: {recorded}")
     for problem in report.problems:
         click.echo(f"problem: {problem}")
-    click.echo("ok: every ply is legal and the ending agrees" if report.ok else "NOT OK")
+    if not report.ok:
+        click.echo("NOT OK")
+    elif report.withheld:
+        click.echo("ok as far as it can be checked: no ply is impossible (layout withheld)")
+    else:
+        click.echo("ok: every ply is legal and the ending agrees")
 
 
 @click.command("replay")
@@ -194,7 +217,9 @@ def replay_command(record: Path, rules: RuleSet | None) -> None:
     """Check every ply of a JSON record or a platform text record, and the ending.
 
     Exits 0 when every ply is legal and the recorded result agrees with the
-    board, 1 otherwise (the first illegal ply and why are printed).
+    board, 1 otherwise (the first illegal ply and why are printed). A withheld
+    record (its layout held back until the other game of its deal has ended) is
+    checked as far as that allows, says so, and exits 0 when nothing checked is wrong.
     """
     try:
         head = record.read_bytes()[:64].lstrip()

@@ -10,6 +10,7 @@ import click
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
 from referee.engine_spec import split_command
+from referee.engine_start import EngineFactory
 from referee.errors import InputError
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
@@ -21,6 +22,7 @@ from tournaments.runner import RunEvents, RunOptions
 from tournaments.state import existing_records, locked_run
 
 from .options import (
+    engine_factory,
     field_option,
     referee_key,
     rules_option,
@@ -142,7 +144,12 @@ class Progress:
 
 
 def play_tournament(
-    config: TournamentConfig, out: Path, key: bytes, log_traffic: bool, quiet: bool
+    config: TournamentConfig,
+    out: Path,
+    key: bytes,
+    start_engine: EngineFactory,
+    log_traffic: bool,
+    quiet: bool,
 ) -> Standings:
     """Start or resume the run in ``out`` and play it to the end, with progress lines."""
     state, games = prepare(config, out)
@@ -157,7 +164,9 @@ def play_tournament(
         )
     progress = Progress(len(games), already, quiet)
     events = RunEvents(progress.game_done, progress.engine_out)
-    options = RunOptions(key=key, out=out, events=events, log_traffic=log_traffic)
+    options = RunOptions(
+        key=key, out=out, events=events, log_traffic=log_traffic, start_engine=start_engine
+    )
     return run_tournament(state, games, options)
 
 
@@ -210,6 +219,7 @@ def tournament_command(
     seed: int | None,
     out: Path,
     log_traffic: bool,
+    sandbox: str,
     quiet: bool,
     key_file: Path | None,
 ) -> None:
@@ -232,10 +242,14 @@ def tournament_command(
             time_control=time_control,
             stall_timeout=stall_timeout,
             seed=seed,
+            sandbox=sandbox,
         )
         key = referee_key(key_file)
         with locked_run(out):
-            standings = play_tournament(config, out, key, log_traffic, quiet)
+            start_engine = engine_factory(
+                config.sandbox, key_file, out, config.engines, quiet=quiet
+            )
+            standings = play_tournament(config, out, key, start_engine, log_traffic, quiet)
     except (BanqiError, InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:

@@ -1,15 +1,20 @@
 """Move strings: ``a2-a3`` for a move or capture, ``b6(K)`` for a flip with its piece.
 
-A flip chosen before its piece is known is just the square (``b6``); DCTP writes
-moves as two squares (``a2 a3``, a flip ``b6 b6``), handled by ``protocol``.
+A flip chosen before its piece is known is just the square (``b6``); a flip whose
+piece a record holds back is ``b6(?)``. DCTP writes moves as two squares
+(``a2 a3``, a flip ``b6 b6``), handled by ``protocol``.
 """
 
 from dataclasses import dataclass
+from typing import Final
 
 from .errors import MoveError
 from .moves import Move, flip_move, is_flip, move_from, move_to, step_move
 from .pieces import PIECE_LETTERS, Piece, piece_from_letter
 from .squares import Square, parse_square, square_name
+
+HIDDEN_PIECE: Final = "?"
+"""What a flip shows in place of its piece while the piece is held back: ``b6(?)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +49,11 @@ def format_flip(square: Square, piece: Piece) -> str:
     return f"{square_name(square)}({PIECE_LETTERS[piece]})"
 
 
+def format_hidden_flip(square: Square) -> str:
+    """``b6(?)``: a flip whose piece is held back."""
+    return f"{square_name(square)}({HIDDEN_PIECE})"
+
+
 def _square(text: str, move_text: str) -> Square:
     try:
         return parse_square(text)
@@ -52,7 +62,8 @@ def _square(text: str, move_text: str) -> Square:
 
 
 def parse_ply(text: str) -> Ply:
-    """Parse ``a2-a3``, ``b6(K)`` or ``b6``; MoveError says what is wrong."""
+    """Parse ``a2-a3``, ``b6(K)``, or ``b6`` or ``b6(?)`` (no piece); MoveError says what
+    is wrong."""
     text = text.strip()
     if "-" in text:
         left, _, right = text.partition("-")
@@ -63,6 +74,8 @@ def parse_ply(text: str) -> Ply:
     if text.endswith(")") and "(" in text:
         left, _, rest = text.partition("(")
         square = _square(left, text)
+        if rest[:-1] == HIDDEN_PIECE:
+            return Ply(flip_move(square))
         try:
             piece = piece_from_letter(rest[:-1])
         except ValueError as error:

@@ -58,11 +58,17 @@ class EngineClient:
     """
 
     def __init__(
-        self, transport: asyncio.SubprocessTransport, protocol: EngineLineProtocol
+        self,
+        transport: asyncio.SubprocessTransport,
+        protocol: EngineLineProtocol,
+        isolation: str = "none",
     ) -> None:
         self._transport = transport
         self._protocol = protocol
         self._closed = False
+        self.isolation = isolation
+        """How the process is kept apart from this one (the caller's word: ``none`` unless
+        ``command`` runs the engine in a sandbox)."""
 
     @classmethod
     async def start(
@@ -75,12 +81,14 @@ class EngineClient:
         traffic_log: TrafficLog | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         log_stderr: bool = True,
+        isolation: str = "none",
     ) -> Self:
         """Start ``command`` (program and arguments) in a new session with piped stdio.
 
         ``env`` replaces the whole environment when given; ``name`` (default: the
         program's file name) names the engine in errors; ``traffic_log`` receives
-        every line (``log_stderr`` False keeps stderr lines out of it). Raises
+        every line (``log_stderr`` False keeps stderr lines out of it); ``isolation``
+        names the sandbox ``command`` starts the engine in, if any. Raises
         EngineStartError when the program cannot be run.
         """
         if not command:
@@ -104,7 +112,7 @@ class EngineClient:
             raise EngineStartError(
                 engine_name, f"cannot start {list(command)!r}: {error}"
             ) from error
-        return cls(transport, protocol)
+        return cls(transport, protocol, isolation)
 
     async def __aenter__(self) -> Self:
         return self

@@ -19,6 +19,11 @@ class EngineConnection(Protocol):
         """The id of the engine's process (and process group); None when it has none."""
         ...
 
+    @property
+    def isolation(self) -> str:
+        """How the engine is kept apart from its driver, e.g. ``bwrap`` or ``none``."""
+        ...
+
     async def request(self, command: Command, timeout: float | None) -> Reply:
         """Send ``command`` and return its reply; ``protocol.errors`` says how it failed."""
         ...

@@ -23,6 +23,7 @@ class InProcessEngine:
     """A :class:`DctpEngine` driven through :class:`~protocol.connection.EngineConnection`."""
 
     pid: None = None
+    isolation: str = "in-process"
     """An in-process engine has no process of its own."""
 
     def __init__(

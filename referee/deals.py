@@ -6,9 +6,10 @@ deal's layout comes from a *deal secret* = HMAC-SHA256(referee key, seed/deal),
 where the referee key is 32 random bytes kept in a file of the user's (mode 0600,
 ``$BANQI_REFEREE_KEY`` or ``~/.config/banqi/referee.key``; created on first use)
 that no engine is told about. Same key + same seed gives the same layouts. A
-game's record holds its deal secret once the game has ended, so anyone can check
-that the layout was the fair shuffle of that secret; the key itself, and so the
-other deals, stays private.
+game's record holds its deal secret once every game of its deal has ended (until then
+it is withheld, see ``referee.deal_records``), so anyone can check that the layout
+was the fair shuffle of that secret; the key itself, and so the other deals, stays
+private.
 """
 
 import hashlib
@@ -32,10 +33,19 @@ class KeyFileError(InputError):
 
 def default_key_path() -> Path:
     """``$BANQI_REFEREE_KEY``, else ``$XDG_CONFIG_HOME/banqi/referee.key``."""
-    if os.environ.get(KEY_ENV):
-        return Path(os.environ[KEY_ENV])
+    return key_locations(None)[-1]
+
+
+def key_locations(given: Path | None) -> list[Path]:
+    """Every place a referee key of this user may be: ``given``, ``$BANQI_REFEREE_KEY`` and
+    the default file (all hidden from engines, whichever one a run uses)."""
     config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "banqi" / "referee.key"
+    places = [Path(config) / "banqi" / "referee.key"]
+    if os.environ.get(KEY_ENV):
+        places.append(Path(os.environ[KEY_ENV]))
+    if given is not None:
+        places.append(given)
+    return places
 
 
 def load_or_create_key(path: Path) -> bytes:

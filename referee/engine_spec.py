@@ -26,6 +26,12 @@ class EngineSpec(BaseModel):
     env: dict[str, str] = Field(
         default_factory=dict, description="Variables added to the referee's environment."
     )
+    read_only: tuple[Path, ...] = Field(
+        default=(),
+        description="Paths the sandboxed engine may read although they are in the private "
+        "/tmp (relative to cwd); its program and the files its command names need not be "
+        "listed.",
+    )
 
     @field_validator("name")
     @classmethod

@@ -1,4 +1,4 @@
-"""Starting a game's engines: as processes by default, or by any factory a caller gives.
+"""Starting a game's engines: as processes, sandboxed or not, or by any factory a caller gives.
 
 The factory is the seam between the referee and how engines run: the referee asks it
 for an :class:`~protocol.connection.EngineConnection` per seat and never starts a
@@ -6,16 +6,27 @@ process itself, so tests can play the project's engine loop in-process.
 """
 
 import os
-from collections.abc import Awaitable, Callable
+import shutil
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from protocol.client import EngineClient
 from protocol.connection import EngineConnection
+from protocol.errors import EngineStartError
 from protocol.in_process import InProcessEngine
 from protocol.line_protocol import TrafficLog
 
 from .deals import KEY_ENV
 from .engine_spec import EngineSpec
+from .sandbox import (
+    Isolation,
+    SandboxMode,
+    SandboxViewError,
+    choose_isolation,
+    engine_view,
+    wrap_command,
+)
 
 if TYPE_CHECKING:  # a referee that plays engine processes never loads the engine side
     from protocol.engine_loop import DctpEngine
@@ -32,7 +43,7 @@ def engine_environment(extra: dict[str, str]) -> dict[str, str]:
 
 
 async def start_engine_process(spec: EngineSpec, traffic_log: TrafficLog | None) -> EngineClient:
-    """Start the spec's command as a process of its own (the referee's default)."""
+    """Start the spec's command as a plain process of its own, not isolated."""
     return await EngineClient.start(
         spec.command,
         cwd=spec.cwd,
@@ -40,6 +51,55 @@ async def start_engine_process(spec: EngineSpec, traffic_log: TrafficLog | None)
         name=spec.name,
         traffic_log=traffic_log,
     )
+
+
+def _check_program(spec: EngineSpec, cwd: Path, env: dict[str, str]) -> None:
+    """Refuse a program that cannot run before a sandbox hides why."""
+    program = spec.command[0]
+    if "/" in program:
+        path: str | None = str(cwd / program)
+        if not os.path.isfile(str(path)) or not os.access(str(path), os.X_OK):
+            why = "no such file" if not os.path.exists(str(path)) else "not an executable file"
+            raise EngineStartError(spec.name, f"cannot start {list(spec.command)!r}: {why}")
+    elif shutil.which(program, path=env.get("PATH", os.defpath)) is None:
+        raise EngineStartError(
+            spec.name, f"cannot start {list(spec.command)!r}: {program!r} is not on the PATH"
+        )
+
+
+def sandboxed_engines(isolation: Isolation, hidden: Sequence[Path]) -> EngineFactory:
+    """A factory that starts each engine as a process with ``isolation``, the ``hidden``
+    paths (the referee's secrets) out of its sight."""
+    if isolation is Isolation.NONE:
+        return start_engine_process
+
+    async def start(spec: EngineSpec, traffic_log: TrafficLog | None) -> EngineClient:
+        cwd = (spec.cwd or Path.cwd()).resolve()
+        env = engine_environment(spec.env)
+        _check_program(spec, cwd, env)
+        try:
+            view = engine_view(spec.command, cwd, spec.read_only, hidden)
+        except SandboxViewError as error:
+            raise EngineStartError(spec.name, str(error)) from None
+        return await EngineClient.start(
+            wrap_command(isolation, view, list(spec.command)),
+            cwd=cwd,
+            env=env,
+            name=spec.name,
+            traffic_log=traffic_log,
+            isolation=isolation.value,
+        )
+
+    return start
+
+
+def process_engines(mode: SandboxMode, hidden: Sequence[Path]) -> tuple[EngineFactory, Isolation]:
+    """The factory a run with sandbox ``mode`` uses, and the isolation its engines get.
+
+    Raises SandboxUnavailableError for ``required`` where no sandbox works.
+    """
+    isolation = choose_isolation(mode)
+    return sandboxed_engines(isolation, hidden), isolation
 
 
 def in_process_engines(make: Callable[[EngineSpec], "DctpEngine"]) -> EngineFactory:

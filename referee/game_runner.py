@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Final
 
 from banqi_engine.errors import MoveError
@@ -35,7 +34,6 @@ from protocol.errors import (
 )
 from protocol.messages import Command, Reply, parse_genmove_payload
 
-from .atomic import write_atomic
 from .cpu import group_cpu_ticks
 from .deals import layout_from_secret
 from .engine_spec import EngineSpec
@@ -43,6 +41,7 @@ from .engine_start import EngineFactory, start_engine_process
 from .game_setup import GameSetup
 from .reasons import Reason
 from .record import GameEnd, GameRecord, PlayerInfo, PlyRecord, build_record, player_info
+from .sandbox import Isolation
 from .timecontrol import Clock
 from .transcript import Transcript
 
@@ -143,6 +142,7 @@ class GameRunner:
             seat.engine = await self._start_engine(seat.spec, log)
         except (EngineError, OSError) as error:
             raise _Fault(player, Reason.CRASH, f"could not start: {error}") from None
+        seat.info.isolation = Isolation(seat.engine.isolation)
 
     async def _each(self, action: Callable[[int], Coroutine[Any, Any, None]]) -> None:
         """Run ``action`` for both players at once; re-raise the first player's fault first."""
@@ -379,18 +379,26 @@ def _draw_limit_commands(rules: RuleSet) -> list[Command]:
     return commands
 
 
+@dataclass(frozen=True)
+class PlayedGame:
+    """A finished game: its complete record, and its DCTP transcript if it was kept."""
+
+    record: GameRecord
+    transcript: str | None
+
+
 async def play_game(
     setup: GameSetup,
     secret: str,
     *,
-    traffic_path: Path | None = None,
+    keep_traffic: bool = False,
     start_engine: EngineFactory = start_engine_process,
-) -> GameRecord:
-    """Play one game dealt from ``secret``; write its DCTP transcript to ``traffic_path``."""
-    keep = traffic_path is not None
-    runner = GameRunner(setup, secret, start_engine=start_engine, keep_traffic=keep)
-    try:
-        return await runner.run()
-    finally:
-        if traffic_path is not None:
-            write_atomic(traffic_path, runner.transcript())
+) -> PlayedGame:
+    """Play one game dealt from ``secret``, keeping its DCTP transcript if asked.
+
+    Nothing is written: the caller saves the record and the transcript (see
+    ``referee.deal_records``); a game cut short keeps neither.
+    """
+    runner = GameRunner(setup, secret, start_engine=start_engine, keep_traffic=keep_traffic)
+    record = await runner.run()
+    return PlayedGame(record, runner.transcript() if keep_traffic else None)

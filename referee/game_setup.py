@@ -3,7 +3,8 @@
 Plain data: the tournament's config and schedule, the match and the game runner
 all use it without importing the runner. A setup holds no secret: the deal's secret
 is derived from the referee key (``deal_secret_of``) when its game is about to be
-played, so the referee holds the secret of the deal being played, not a whole run's.
+played, and again when the deal's records are completed, so the referee holds the
+secret of the deal being played, not a whole run's.
 """
 
 from typing import Annotated, Final

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from banqi_engine.rules import RuleSet
 
+from .deal_records import DealRecords
 from .engine_spec import EngineSpec
 from .engine_start import EngineFactory, start_engine_process
 from .game_runner import play_game
@@ -19,7 +20,7 @@ from .game_setup import (
     game_setup,
 )
 from .record import GameRecord
-from .storage import save_game, traffic_path
+from .sandbox import SandboxMode
 from .timecontrol import TimeControl
 
 
@@ -36,6 +37,7 @@ class MatchConfig(BaseModel):
     out: Path
     log_traffic: bool = False
     stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
+    sandbox: SandboxMode = SandboxMode.AUTO
 
 
 def match_setups(config: MatchConfig) -> list[GameSetup]:
@@ -63,23 +65,34 @@ async def run_match(
     *,
     start_engine: EngineFactory = start_engine_process,
 ) -> list[GameRecord]:
-    """Play every game in order, saving each record the moment its game ends.
+    """Play every game in order, saving each record the moment its game ends, withheld
+    until the other game of its deal has ended (``referee.deal_records``).
 
-    Each game's deal secret is derived from ``key`` as the game starts.
+    Each game's deal secret is derived from ``key`` as the game starts. A match is never
+    resumed, so one that stops early (Ctrl-C) completes its half pair as it stops.
+    Returns the records as saved, in game order.
     """
-    records = []
-    for setup in match_setups(config):
-        log = traffic_path(config.out, setup.game_id) if config.log_traffic else None
-        secret = deal_secret_of(setup, key)
-        record = await play_game(setup, secret, traffic_path=log, start_engine=start_engine)
-        save_game(config.out, record)
-        records.append(record)
-        on_game(record)
-    return records
+    setups = match_setups(config)
+    deals = DealRecords(config.out, key, setups, {})
+    saved: dict[str, GameRecord] = {}
+    try:
+        for setup in setups:
+            secret = deal_secret_of(setup, key)
+            played = await play_game(
+                setup, secret, keep_traffic=config.log_traffic, start_engine=start_engine
+            )
+            saved.update((r.game_id, r) for r in deals.save(played.record, played.transcript))
+            on_game(saved[setup.game_id])
+    finally:
+        saved.update((r.game_id, r) for r in deals.complete_all())
+    return [saved[setup.game_id] for setup in setups if setup.game_id in saved]
 
 
 def play_match(
-    config: MatchConfig, key: bytes, on_game: Callable[[GameRecord], None]
+    config: MatchConfig,
+    key: bytes,
+    on_game: Callable[[GameRecord], None],
+    start_engine: EngineFactory = start_engine_process,
 ) -> list[GameRecord]:
-    """Blocking form of ``run_match`` with engine processes."""
-    return asyncio.run(run_match(config, key, on_game))
+    """Blocking form of ``run_match``."""
+    return asyncio.run(run_match(config, key, on_game, start_engine=start_engine))

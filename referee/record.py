@@ -1,13 +1,30 @@
-"""The JSON game record: a validated, versioned model that replays a whole game."""
+"""The JSON game record: a validated, versioned model that replays a whole game.
+
+A record is *withheld* while another game of its deal has not ended: it then has no
+``deal_secret`` and no ``layout``, and its flips hide their pieces (``b6(?)``); see
+``referee.withheld`` and ``referee.deal_records``. A complete record reads and is
+written exactly as before withheld records existed.
+"""
 
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
+from banqi_engine.errors import MoveError
 from banqi_engine.layout import format_layout
+from banqi_engine.moves import move_from
+from banqi_engine.notation import format_hidden_flip, parse_ply
 from banqi_engine.rules import RuleSet
 
 from .atomic import write_atomic
@@ -16,6 +33,7 @@ from .engine_spec import EngineSpec
 from .errors import InputError
 from .game_setup import GameSetup
 from .reasons import Reason, counts_as_failure
+from .sandbox import Isolation
 from .timecontrol import TimeControl
 
 RECORD_FORMAT: Final = "banqi-record/1"
@@ -35,6 +53,9 @@ class PlayerInfo(BaseModel):
     engine_name: str | None = Field(default=None, description="What the engine said to `name`.")
     version: str | None = Field(default=None, description="What the engine said to `version`.")
     colour: Literal["red", "black"] | None = None
+    isolation: Isolation | None = Field(
+        default=None, description="How the engine was kept apart from the referee."
+    )
 
 
 class PlyRecord(BaseModel):
@@ -43,7 +64,9 @@ class PlyRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     player: int = Field(ge=0, le=1)
-    move: str = Field(description="a2-a3 for a move or capture, b6(K) for a flip")
+    move: str = Field(
+        description="a2-a3 for a move or capture, b6(K) for a flip (b6(?) in a withheld record)"
+    )
     ms: int = Field(ge=0, description="Thinking time of the genmove, in ms.")
     clocks_ms: tuple[int, int] = Field(description="Both players' remaining time after the ply.")
 
@@ -61,10 +84,20 @@ class GameRecord(BaseModel):
     first: int = Field(ge=0, le=1, description="Index of the player who moved first.")
     seed: int
     deal: str = Field(description="Which deal of the run; paired games share one.")
-    deal_secret: str = Field(
-        pattern=r"^[0-9a-f]{64}$", description="Hex secret the layout was shuffled from."
+    withheld: bool = Field(
+        default=False,
+        description="Another game of the deal had not ended when the record was written: "
+        "no deal_secret, no layout, and flips as b6(?). Left out of a complete record.",
     )
-    layout: str = Field(description="The hidden layout as a board field, rank 8 first.")
+    deal_secret: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="Hex secret the layout was shuffled from (absent while withheld).",
+    )
+    layout: str | None = Field(
+        default=None,
+        description="The hidden layout as a board field, rank 8 first (absent while withheld).",
+    )
     started_at: datetime
     finished_at: datetime
     plies: list[PlyRecord]
@@ -79,6 +112,40 @@ class GameRecord(BaseModel):
         description="The loser was cut off with a command unanswered (no reply by its deadline).",
     )
     end_ply: int = Field(ge=0, description="Plies played when the game ended.")
+
+    @model_validator(mode="after")
+    def _check_withheld(self) -> Self:
+        """A complete record has its secret and layout; a withheld one neither, and hides
+        every flip's piece."""
+        if not self.withheld:
+            missing = [name for name in ("deal_secret", "layout") if getattr(self, name) is None]
+            if missing:
+                raise ValueError(
+                    f"{' and '.join(missing)} missing: only a withheld record leaves them out"
+                )
+            return self
+        if self.deal_secret is not None or self.layout is not None:
+            raise ValueError("a withheld record has no deal_secret and no layout")
+        for number, ply in enumerate(self.plies, start=1):
+            try:
+                parsed = parse_ply(ply.move)
+            except MoveError as error:
+                raise ValueError(f"ply {number}: {error}") from None
+            if parsed.is_flip and ply.move != format_hidden_flip(move_from(parsed.move)):
+                raise ValueError(
+                    f"ply {number} ({ply.move}): a withheld record writes a flip without "
+                    f"its piece, like {format_hidden_flip(move_from(parsed.move))}"
+                )
+        return self
+
+    @model_serializer(mode="wrap")
+    def _leave_out_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A complete record is written without ``withheld``, a withheld one without
+        ``deal_secret`` and ``layout``."""
+        data: dict[str, Any] = handler(self)
+        for name in ("deal_secret", "layout") if self.withheld else ("withheld",):
+            data.pop(name, None)
+        return data
 
     @property
     def score(self) -> str:

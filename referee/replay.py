@@ -1,4 +1,9 @@
-"""Replaying a record: every ply checked against the rules, and the ending compared."""
+"""Replaying a record: every ply checked against the rules, and the ending compared.
+
+A withheld record (its layout held back until the other game of its deal has ended) is
+checked only as far as that allows (``referee.shape_board``): who played each ply, and
+each ply's shape; not the pieces its flips revealed, nor its captures, nor its ending.
+"""
 
 from dataclasses import dataclass, field
 
@@ -22,6 +27,7 @@ from banqi_engine.rules import RuleSet
 from .deals import layout_from_secret
 from .reasons import Reason
 from .record import GameRecord
+from .shape_board import ShapeBoard
 from .text_record import TextRecord
 
 
@@ -33,11 +39,21 @@ class ReplayReport:
     outcome: Outcome | None = None
     problems: list[str] = field(default_factory=list)
     final_position: str = ""
+    withheld: bool = False
+    """The record's layout is withheld: plies were checked in shape only, the ending not."""
 
     @property
     def ok(self) -> bool:
-        """Whether every ply was legal and the record's ending agrees with the board."""
+        """Whether every ply was legal and the record's ending agrees with the board (for a
+        withheld record: whether nothing that could be checked is wrong)."""
         return not self.problems
+
+
+def _wrong_mover(number: int, text: str, player: int | None, mover: int) -> str | None:
+    """The problem of a ply recorded for the player who was not to move, if it is."""
+    if player is None or player == mover:
+        return None
+    return f"ply {number} ({text}): recorded for player {player}, but player {mover} was to move"
 
 
 def _replay(
@@ -57,11 +73,9 @@ def _replay(
     for index, (player, text) in enumerate(moves):
         number = index + 1
         mover = first if index % 2 == 0 else 1 - first
-        if player is not None and player != mover:
-            report.problems.append(
-                f"ply {number} ({text}): recorded for player {player}, but player {mover} "
-                "was to move"
-            )
+        wrong = _wrong_mover(number, text, player, mover)
+        if wrong is not None:
+            report.problems.append(wrong)
             break
         try:
             ply = parse_ply(text)
@@ -128,8 +142,41 @@ def _compare_ending(
         )
 
 
+def _check_end_ply(report: ReplayReport, record: GameRecord) -> None:
+    if report.plies_checked == len(record.plies) and record.end_ply != len(record.plies):
+        report.problems.append(
+            f"end_ply is {record.end_ply} but {len(record.plies)} plies are recorded"
+        )
+
+
+def _replay_withheld(record: GameRecord, rules: RuleSet) -> ReplayReport:
+    """Check a withheld record as far as it can be without its layout: who played each
+    ply, each ply's shape (``ShapeBoard``) and ``end_ply``."""
+    report = ReplayReport(withheld=True)
+    board = ShapeBoard(rules)
+    for index, ply in enumerate(record.plies):
+        number = index + 1
+        mover = record.first if index % 2 == 0 else 1 - record.first
+        wrong = _wrong_mover(number, ply.move, ply.player, mover)
+        if wrong is not None:
+            report.problems.append(wrong)
+            break
+        try:
+            board.play(parse_ply(ply.move))
+        except BanqiError as error:
+            report.problems.append(f"ply {number} ({ply.move}) is illegal: {error}")
+            break
+        report.plies_checked = number
+    _check_end_ply(report, record)
+    return report
+
+
 def replay_game_record(record: GameRecord, rules: RuleSet | None = None) -> ReplayReport:
-    """Check a JSON record: layout from its secret, flips against it, every ply, the end."""
+    """Check a JSON record: layout from its secret, flips against it, every ply, the end
+    (a withheld record: ``_replay_withheld``)."""
+    if record.withheld:
+        return _replay_withheld(record, rules or record.rules)
+    assert record.layout is not None and record.deal_secret is not None  # not withheld
     layout = parse_layout(record.layout)
     report_problems: list[str] = []
     if layout_from_secret(record.deal_secret) != layout:
@@ -138,8 +185,7 @@ def replay_game_record(record: GameRecord, rules: RuleSet | None = None) -> Repl
     moves: list[tuple[int | None, str]] = [(p.player, p.move) for p in record.plies]
     _, report, colours = _replay(rules or record.rules, start, record.first, moves, layout)
     report.problems[:0] = report_problems
-    if report.plies_checked == len(moves) and record.end_ply != len(moves):
-        report.problems.append(f"end_ply is {record.end_ply} but {len(moves)} plies are recorded")
+    _check_end_ply(report, record)
     for index, name in enumerate(COLOUR_NAMES):
         for seat, player in enumerate(record.players):
             if player.colour == name and colours[seat] is not None and colours[seat] != index:

@@ -21,9 +21,12 @@ def traffic_path(out: Path, game_id: str) -> Path:
     return out / GAMES_DIR / f"{game_id}.dctp.log"
 
 
-def save_game(out: Path, record: GameRecord) -> Path:
-    """Write the platform text record, then the JSON record (the one that counts), atomically."""
+def save_game(out: Path, record: GameRecord, transcript: str | None = None) -> Path:
+    """Write a complete record's DCTP transcript (if given) and platform text record, then
+    the JSON record (the one that counts), each atomically."""
     path = record_path(out, record.game_id)
+    if transcript is not None:
+        write_atomic(traffic_path(out, record.game_id), transcript)
     write_atomic(path.with_suffix(".txt"), format_text_record(record, Position.opening()))
     write_record(record, path)
     return path

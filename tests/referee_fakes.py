@@ -245,6 +245,27 @@ def survivors(pids: Iterable[int], timeout: float = 2.0) -> list[int]:
         time.sleep(0.02)
 
 
+def running_scripts(fakes: Iterable[Fake], timeout: float = 2.0) -> list[int]:
+    """Processes (seen from here, sandboxed or not) whose command line names a fake's script
+    and that still run after ``timeout``: a sandbox's own processes count too."""
+    scripts = [str(fake.script).encode() for fake in fakes]
+    deadline = time.monotonic() + timeout
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                words = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if any(script in words for script in scripts) and is_running(int(entry.name)):
+                found.append(int(entry.name))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.02)
+
+
 def kill_all(pids: Iterable[int]) -> None:
     """Clean-up after a failed test: SIGKILL every pid that still runs."""
     for pid in pids:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from referee_fakes import Fake, survivors, write_fake
+from referee_fakes import Fake, running_scripts, write_fake
 
 from banqi_cli.main import cli
 from referee.reasons import Reason
@@ -105,7 +105,7 @@ def test_a_match_prints_a_line_per_game_and_a_summary(tmp_path: Path, fakes: lis
         record = read_record(record_path(out_bad, game_id))
         assert (record.reason, record.winner, record.end_ply) == (Reason.CRASH, 1, 0)
         assert "could not start" in record.detail
-    assert survivors(beta.pids()) == []
+    assert running_scripts([beta]) == []
 
 
 def test_two_engines_with_one_long_name_get_numbered(tmp_path: Path) -> None:
@@ -248,7 +248,7 @@ def test_ctrl_c_stops_the_match_cleanly_and_keeps_finished_records(
     assert record_path(out, "g0001").with_suffix(".txt").is_file()
     assert not record_path(out, "g0002").exists()
     assert not [p for p in (out / "games").iterdir() if p.name.startswith(".")]
-    assert survivors([*slow.pids(), *other.pids()]) == []
+    assert running_scripts([slow, other]) == []
 
 
 def test_the_summary_counts_wins_draws_and_losses_exactly(
@@ -296,7 +296,7 @@ def test_the_summary_counts_wins_draws_and_losses_exactly(
     lines = stdout.splitlines()
     assert len(lines) == 6, stdout  # the match line, a line per game, the summary: no faults
     assert lines[3:] == pinned
-    assert survivors([*resigner.pids(), *player.pids()]) == []
+    assert running_scripts([resigner, player]) == []
 
 
 def test_a_seed_drawn_at_random_is_not_printed(tmp_path: Path, fakes: list[Fake]) -> None:
@@ -320,6 +320,6 @@ def test_a_seed_drawn_at_random_is_not_printed(tmp_path: Path, fakes: list[Fake]
         cli, ["tournament", *flags, "--rules", "casual", "--out", str(tmp_path / "t")]
     )
     assert result.exit_code == 0, result.output
-    assert "seed drawn at random" in result.output.splitlines()[0]
+    assert "seed drawn at random" in result.output
     drawn = json.loads((tmp_path / "t" / "tournament.json").read_text())["seed"]
     assert str(drawn) not in result.output

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 import banqi_cli.tournament_command as command_module
 from banqi_engine.rules import PRESETS
+from referee.engine_start import EngineFactory
 from referee.timecontrol import TimeControl
 from tournaments.config import ConfigError, TournamentConfig, demo_engines, load_config
 from tournaments.results import Standings
@@ -175,7 +176,13 @@ class Captured:
         self.configs: list[TournamentConfig] = []
 
     def __call__(
-        self, config: TournamentConfig, out: Path, key: bytes, log_traffic: bool, quiet: bool
+        self,
+        config: TournamentConfig,
+        out: Path,
+        key: bytes,
+        start_engine: EngineFactory,
+        log_traffic: bool,
+        quiet: bool,
     ) -> Standings:
         self.configs.append(config)
         return compute_standings([], [e.name for e in config.engines])

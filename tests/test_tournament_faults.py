@@ -1,5 +1,6 @@
 """An engine that keeps crashing: its games are lost, then forfeited; the run goes on."""
 
+import contextlib
 import json
 import shlex
 import shutil
@@ -92,7 +93,8 @@ def loser(record: GameRecord) -> str | None:
 def faulty_run(engines: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     """A finished run with the crasher: its folder, its stdout and its stderr."""
     tmp_path = tmp_path_factory.mktemp("faults")
-    result = CliRunner().invoke(tournament_command, tournament_args(engines, tmp_path))
+    with contextlib.chdir(engines):  # the crasher writes there: a sandboxed engine's cwd
+        result = CliRunner().invoke(tournament_command, tournament_args(engines, tmp_path))
     assert result.exit_code == 0, result.output
     return tmp_path, result.stdout, result.stderr
 
@@ -163,7 +165,8 @@ def test_resumed_run_keeps_the_engine_out(
     starts = (engines / "starts.txt").read_text()
     for game_id in FORFEITED[-2:]:
         (tmp_path / "run" / "games" / f"{game_id}.json").unlink()
-    result = CliRunner().invoke(tournament_command, tournament_args(engines, tmp_path))
+    with contextlib.chdir(engines):
+        result = CliRunner().invoke(tournament_command, tournament_args(engines, tmp_path))
     assert result.exit_code == 0, result.output
     assert "ENGINE FAILING: crasher" in result.stderr
     assert "its 2 remaining games are forfeited" in result.stderr

@@ -1,11 +1,12 @@
 """A tournament's pairs: both games of a pair are dealt one layout, with the seats swapped."""
 
+import contextlib
 import shlex
 from collections import defaultdict
 from pathlib import Path
 
 from click.testing import CliRunner
-from referee_fakes import Fake, survivors, write_fake
+from referee_fakes import Fake, running_scripts, write_fake
 
 from banqi_cli.main import cli
 from referee.engine_spec import EngineSpec
@@ -61,9 +62,10 @@ def test_in_a_real_tournament_each_engine_moves_first_once_on_the_same_layout(
     out = tmp_path / "run"
     flags = [f"--engine={fake.name}={shlex.join(fake.command)}" for fake in (alpha, beta)]
     arguments = ["--rounds", "1", "--rules", "casual", "--seed", "9", "--quiet"]
-    result = CliRunner().invoke(
-        cli, ["tournament", *flags, *arguments, "--key-file", str(key), "--out", str(out)]
-    )
+    with contextlib.chdir(tmp_path / "engines"):  # the fakes write their notes there
+        result = CliRunner().invoke(
+            cli, ["tournament", *flags, *arguments, "--key-file", str(key), "--out", str(out)]
+        )
     assert result.exit_code == 0, result.output
 
     records = [read_record(path) for path in sorted((out / "games").glob("*.json"))]
@@ -77,4 +79,4 @@ def test_in_a_real_tournament_each_engine_moves_first_once_on_the_same_layout(
     assert {first_mover(one), first_mover(two)} == {"alpha", "beta"}
     assert one.layout == two.layout
     assert one.deal_secret == two.deal_secret
-    assert survivors([*alpha.pids(), *beta.pids()]) == []
+    assert running_scripts([alpha, beta]) == []

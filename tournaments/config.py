@@ -18,6 +18,7 @@ from banqi_engine.rules import PRESETS, RuleSet, resolve_rules, rules_from_data
 from referee.engine_spec import EngineSpec, EngineSpecError, split_command
 from referee.errors import InputError
 from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout
+from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
 
 MAX_ENGINES = 64
@@ -46,6 +47,9 @@ class TournamentConfig(BaseModel):
     stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
     max_failures: int = Field(
         default=3, ge=1, le=1000, description="Faults in a row that forfeit an engine's games."
+    )
+    sandbox: SandboxMode = Field(
+        default=SandboxMode.AUTO, description="How engines are isolated: auto, required, off."
     )
 
     @field_validator("engines")

@@ -54,7 +54,8 @@ def games_left(games: list[ScheduledGame], records: Container[str], name: str) -
 
 def forfeit_record(game: ScheduledGame, out_engines: set[str], secret: str) -> GameRecord:
     """The record of a game not played because an engine was put out of the tournament
-    (its deal, from ``secret``, is revealed as for a played game)."""
+    (its deal, from ``secret``, revealed; it is saved withheld like a played game's until
+    its deal is complete)."""
     setup = game.setup
     names = [spec.name for spec in setup.players]
     losers = [index for index, name in enumerate(names) if name in out_engines]

@@ -1,5 +1,10 @@
 """Playing a tournament's games: K at once, each record saved the moment its game ends.
 
+A record is withheld until every game of its deal has one (``referee.deal_records``),
+also across a resume; records a killed run left withheld with their deal complete are
+completed when the run opens. Standings and failures count a withheld record like any
+other: its result is known.
+
 Faults are classified by the referee; an engine that fails ``max_failures`` games in
 a row is reported loudly and its remaining games are forfeited (each gets a record
 with reason ``forfeit``) instead of blocking the run.
@@ -10,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.deal_records import DealRecords
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.game_runner import play_game
 from referee.game_setup import deal_secret_of
 from referee.record import GameRecord
-from referee.storage import save_game, traffic_path
 
 from .config import TournamentConfig
 from .failures import FailureTracker, forfeit_record, games_left
@@ -45,20 +50,6 @@ class RunOptions:
     start_engine: EngineFactory = start_engine_process
 
 
-def store(
-    out: Path, record: GameRecord, ordered: list[GameRecord], names: list[str], deals: list[str]
-) -> Standings:
-    """Save a finished game's record, then recompute and write the standings.
-
-    It runs in a worker thread: the fsyncs and the recomputation would otherwise stall
-    the event loop and with it the clocks of the games still being played.
-    """
-    save_game(out, record)
-    standings = standings_from_records(ordered, names, deals)
-    write_reports(out, standings)
-    return standings
-
-
 class _Run:
     """The games of one run, the records so far, and who is out."""
 
@@ -71,6 +62,7 @@ class _Run:
         self.names = [spec.name for spec in config.engines]
         self.deals = [g.setup.deal for g in games]
         self.records = existing_records(options.out, [g.setup.game_id for g in games])
+        self.saver = DealRecords(options.out, options.key, [g.setup for g in games], self.records)
         self.tracker = FailureTracker(config.max_failures)
         for record in sorted(self.records.values(), key=lambda r: r.finished_at):
             self.tracker.add(record)
@@ -91,15 +83,34 @@ class _Run:
                 last = self.tracker.last_fault.get(name, "")
                 self.options.events.engine_out(name, remaining, last)
 
-    async def finish(self, record: GameRecord) -> None:
+    def complete_ready(self) -> None:
+        """Complete the records a killed run left withheld though their deal is complete."""
+        self.keep(self.saver.complete_ready())
+
+    def keep(self, saved: list[GameRecord]) -> None:
+        """Hold the records just saved, as saved."""
+        self.records.update((record.game_id, record) for record in saved)
+
+    def store(self, record: GameRecord, transcript: str | None) -> Standings:
+        """Save a finished game's record (and the deal's, if it completes it), then
+        recompute and write the standings.
+
+        It runs in a worker thread, under the run's lock: the fsyncs and the recomputation
+        would otherwise stall the event loop and with it the clocks of the games still
+        being played.
+        """
+        self.keep(self.saver.save(record, transcript))
+        standings = standings_from_records(self.ordered(), self.names, self.deals)
+        write_reports(self.options.out, standings)
+        return standings
+
+    async def finish(self, record: GameRecord, transcript: str | None = None) -> None:
         """Store a finished game's record and the standings, then tell the caller."""
         async with self.lock:
-            self.records[record.game_id] = record
             newly_out = self.tracker.add(record)
-            out, names, deals = self.options.out, self.names, self.deals
-            standings = await asyncio.to_thread(store, out, record, self.ordered(), names, deals)
+            standings = await asyncio.to_thread(self.store, record, transcript)
             self.report_out(newly_out)
-            self.options.events.game_done(record, standings)
+            self.options.events.game_done(self.records[record.game_id], standings)
 
     async def worker(self) -> None:
         """Play (or forfeit) queued games one after the other."""
@@ -111,11 +122,13 @@ class _Run:
             if forfeited:
                 await self.finish(forfeit_record(game, forfeited, secret))
                 continue
-            log = traffic_path(options.out, game.setup.game_id) if options.log_traffic else None
-            record = await play_game(
-                game.setup, secret, traffic_path=log, start_engine=options.start_engine
+            played = await play_game(
+                game.setup,
+                secret,
+                keep_traffic=options.log_traffic,
+                start_engine=options.start_engine,
             )
-            await self.finish(record)
+            await self.finish(played.record, played.transcript)
 
 
 async def run_games(
@@ -127,6 +140,7 @@ async def run_games(
     earlier run) are reported first. Returns the final standings, also written.
     """
     run = _Run(games, config, options)
+    run.complete_ready()
     run.report_out(sorted(run.tracker.out))
     await asyncio.gather(*(run.worker() for _ in range(run.concurrency)))
     standings = standings_from_records(run.ordered(), run.names, run.deals)

@@ -24,8 +24,9 @@ from .config import ConfigError, TournamentConfig
 
 STATE_FILE = "tournament.json"
 LOCK_FILE = "tournament.lock"
-RESUMABLE_FIELDS = frozenset({"concurrency"})
-"""Config fields that may change on resume: they do not change which games are played."""
+RESUMABLE_FIELDS = frozenset({"concurrency", "sandbox"})
+"""Config fields that may change on resume: they do not change which games are played
+(each record says how its engines were isolated)."""
 
 
 class RunFolderError(InputError):
@@ -95,7 +96,7 @@ def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentSt
                 f"{out} holds a tournament with a different config; resume it with the same "
                 "settings or choose another --out. Differences: " + "; ".join(differences)
             )
-        if state.config.concurrency != config.concurrency:
+        if any(getattr(state.config, f) != getattr(config, f) for f in RESUMABLE_FIELDS):
             state = state.model_copy(update={"config": wanted})
         return state
     seed = config.seed if config.seed is not None else new_seed

@@ -1,0 +1,103 @@
+"""Writing a run's records so that no deal's layout is on disk before its last game has ended.
+
+The games of a deal (a pair, seats swapped) share one hidden layout. A finished game's
+record is first written *withheld* (``referee.withheld``: no secret, no layout, flips as
+``b6(?)``), with no text record; its DCTP transcript is held in memory. Once every game
+of the deal has a record, each withheld record of the deal is completed: the deal's
+secret is derived again from the referee key, and the transcript, the text record and
+the complete JSON record are written, in that order. So a referee killed at any moment
+leaves either a game without a record (it is played again, its partners still
+withheld) or a deal whose games all have records, which ``complete_ready`` completes
+when the run is opened again; only the held transcripts are lost then.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .game_setup import GameSetup, deal_secret_of
+from .record import GameRecord, write_record
+from .storage import record_path, save_game
+from .withheld import complete, withhold
+
+
+@dataclass(frozen=True)
+class _Held:
+    """What a withheld record leaves out that only the referee's memory keeps."""
+
+    transcript: str | None
+    detail: str
+
+
+class DealRecords:
+    """The records of one run's games, withheld until their deal is complete.
+
+    ``setups`` are every game of the run (they say which games share a deal); ``found``
+    the records already in the run folder, by game id. Holds no secret: a deal's secret
+    is derived from ``key`` when the deal is completed, and dropped after.
+    """
+
+    def __init__(
+        self,
+        out: Path,
+        key: bytes,
+        setups: Iterable[GameSetup],
+        found: Mapping[str, GameRecord],
+    ) -> None:
+        self._out = out
+        self._key = key
+        self._setups = {setup.game_id: setup for setup in setups}
+        self._deals: dict[str, list[str]] = {}
+        for setup in self._setups.values():
+            self._deals.setdefault(setup.deal, []).append(setup.game_id)
+        self._recorded = set(found)
+        self._withheld = {game_id: r for game_id, r in found.items() if r.withheld}
+        self._held: dict[str, _Held] = {}
+
+    def save(self, record: GameRecord, transcript: str | None = None) -> list[GameRecord]:
+        """Save a finished game's (complete) record and its transcript, if kept.
+
+        Returns the records written, as written: this game's withheld record while
+        another game of its deal has no record; else every record of the deal that was
+        withheld, completed, this game's among them.
+        """
+        game_id = record.game_id
+        withheld = withhold(record)
+        write_record(withheld, record_path(self._out, game_id))
+        self._recorded.add(game_id)
+        self._withheld[game_id] = withheld
+        self._held[game_id] = _Held(transcript, record.detail)
+        deal = self._setups[game_id].deal
+        if all(other in self._recorded for other in self._deals[deal]):
+            return self._complete(deal)
+        return [withheld]
+
+    def complete_ready(self) -> list[GameRecord]:
+        """Complete the withheld records of every deal whose games all have records (a run
+        killed while completing one); returns them."""
+        return [
+            record
+            for deal, games in self._deals.items()
+            if all(game_id in self._recorded for game_id in games)
+            for record in self._complete(deal)
+        ]
+
+    def complete_all(self) -> list[GameRecord]:
+        """Complete every withheld record, whether or not its deal is complete: for a run
+        that stops for good (a match is never resumed); returns them."""
+        return [record for deal in self._deals for record in self._complete(deal)]
+
+    def _complete(self, deal: str) -> list[GameRecord]:
+        """Complete the deal's withheld records: transcript, text record, then JSON each."""
+        games = [game_id for game_id in self._deals[deal] if game_id in self._withheld]
+        if not games:
+            return []
+        secret = deal_secret_of(self._setups[games[0]], self._key)
+        completed = []
+        for game_id in games:
+            held = self._held.pop(game_id, None)
+            record = complete(self._withheld[game_id], secret, held.detail if held else None)
+            save_game(self._out, record, held.transcript if held else None)
+            del self._withheld[game_id]
+            completed.append(record)
+        return completed

@@ -1,0 +1,75 @@
+"""A record with its deal held back (``withhold``), and the same record completed (``complete``).
+
+While another game of its deal has not ended, a game's record must not show the layout:
+``withhold`` drops the deal secret and the layout, writes every flip as ``b6(?)``, and cuts
+an illegal move's ``detail`` to the move (the referee's words on why it was illegal may
+name a face-up piece). ``complete`` puts everything back from the deal's secret.
+"""
+
+from typing import Final
+
+from banqi_engine.layout import format_layout
+from banqi_engine.moves import move_from
+from banqi_engine.notation import format_flip, format_hidden_flip, parse_ply
+from banqi_engine.pieces import Piece
+
+from .deals import layout_from_secret
+from .reasons import Reason
+from .record import GameRecord, PlyRecord
+
+DETAIL_WITHHELD: Final = "why it was illegal is withheld with the layout"
+"""What a withheld record says in place of the referee's words on an illegal move."""
+
+
+def withhold(record: GameRecord) -> GameRecord:
+    """``record`` as it may be written while another game of its deal has not ended."""
+    detail = record.detail
+    if record.reason is Reason.ILLEGAL_MOVE:
+        detail = f"{detail.partition(': ')[0]}: {DETAIL_WITHHELD}"
+    plies = [_with_move(ply, _hide(ply.move)) for ply in record.plies]
+    return GameRecord(
+        **{
+            **dict(record),
+            "withheld": True,
+            "deal_secret": None,
+            "layout": None,
+            "plies": plies,
+            "detail": detail,
+        }
+    )
+
+
+def complete(record: GameRecord, secret: str, detail: str | None = None) -> GameRecord:
+    """A withheld ``record`` with its deal revealed from ``secret``: the secret, the layout
+    and every flip's piece; ``detail`` is the original detail, if the referee still has it."""
+    layout = layout_from_secret(secret)
+    plies = [_with_move(ply, _reveal(ply.move, layout)) for ply in record.plies]
+    return GameRecord(
+        **{
+            **dict(record),
+            "withheld": False,
+            "deal_secret": secret,
+            "layout": format_layout(layout),
+            "plies": plies,
+            "detail": record.detail if detail is None else detail,
+        }
+    )
+
+
+def _with_move(ply: PlyRecord, move: str) -> PlyRecord:
+    return ply.model_copy(update={"move": move})
+
+
+def _hide(move: str) -> str:
+    """A flip as ``b6(?)``; a move as it is."""
+    ply = parse_ply(move)
+    return format_hidden_flip(move_from(ply.move)) if ply.is_flip else move
+
+
+def _reveal(move: str, layout: list[Piece]) -> str:
+    """A flip with the piece the layout has under its square; a move as it is."""
+    ply = parse_ply(move)
+    if not ply.is_flip:
+        return move
+    square = move_from(ply.move)
+    return format_flip(square, layout[square])
