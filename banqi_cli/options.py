@@ -28,6 +28,9 @@ from referee.timecontrol import TimeControl
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+RUNS_FOLDER = Path("banqi-runs")
+"""Where runs keep their records by default (hidden from engines, earlier runs too)."""
+
 
 class RulesType(click.ParamType):  # type: ignore[type-arg]
     """A preset name or the path of a rule-set file, converted to a RuleSet."""
@@ -203,12 +206,12 @@ def engine_factory(
     an engine that would have to see a secret, is refused here.
     """
     keep_referee_private()
-    hidden = referee_secrets(key_locations(key_file), out)
+    hidden = referee_secrets(key_locations(key_file), [out, RUNS_FOLDER])
     try:
         factory, isolation = process_engines(mode, hidden)
         if isolation is not Isolation.NONE:
             for spec in engines:
-                engine_view(spec.command, spec.cwd or Path.cwd(), spec.read_only, hidden)
+                engine_view(spec.command, spec.cwd or Path.cwd(), spec.read_only, hidden, None)
     except InputError as error:
         raise click.ClickException(str(error)) from None
     if isolation is Isolation.NONE and mode is SandboxMode.AUTO:

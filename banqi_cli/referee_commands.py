@@ -21,6 +21,7 @@ from referee.text_record import read_text_record
 from referee.timecontrol import TimeControl
 
 from .options import (
+    RUNS_FOLDER,
     RulesType,
     engine_factory,
     field_option,
@@ -137,7 +138,7 @@ def match_command(
 def _records_folder(out: Path | None) -> Path:
     """The match's folder (default: a new dated one), made, and refused if it holds records."""
     if out is None:
-        out = Path("banqi-runs") / dt.datetime.now().strftime("match-%Y%m%d-%H%M%S")
+        out = RUNS_FOLDER / dt.datetime.now().strftime("match-%Y%m%d-%H%M%S")
     games = out / GAMES_DIR
     if games.is_dir() and any(games.glob("*.json")):
         raise click.ClickException(

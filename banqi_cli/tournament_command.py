@@ -22,6 +22,7 @@ from tournaments.runner import RunEvents, RunOptions
 from tournaments.state import existing_records, locked_run
 
 from .options import (
+    RUNS_FOLDER,
     engine_factory,
     field_option,
     referee_key,
@@ -31,7 +32,7 @@ from .options import (
     time_control_options,
 )
 
-DEFAULT_OUT = Path("banqi-runs") / "tournament"
+DEFAULT_OUT = RUNS_FOLDER / "tournament"
 DEMO_DEFAULTS: dict[str, Any] = {
     "time_control": TimeControl(time=10.0),
     "concurrency": max(1, min(4, os.cpu_count() or 1)),

@@ -78,7 +78,7 @@ def sandboxed_engines(isolation: Isolation, hidden: Sequence[Path]) -> EngineFac
         env = engine_environment(spec.env)
         _check_program(spec, cwd, env)
         try:
-            view = engine_view(spec.command, cwd, spec.read_only, hidden)
+            view = engine_view(spec.command, cwd, spec.read_only, hidden, env.get("PATH"))
         except SandboxViewError as error:
             raise EngineStartError(spec.name, str(error)) from None
         return await EngineClient.start(

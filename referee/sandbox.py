@@ -18,7 +18,7 @@ import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Final
@@ -148,21 +148,38 @@ def _unshare_command(view: EngineView, command: list[str]) -> list[str]:
     return [*argv, "--", *launch, "--", *command]
 
 
-def engine_view(
-    command: Iterable[str], cwd: Path, read_only: Iterable[Path], hidden: Iterable[Path]
-) -> EngineView:
-    """What one engine sees: its working directory, the read-only paths it needs from the
-    private ``/tmp`` (its program and the files its command names, with their folders,
-    and ``read_only``), and the referee's secrets it could otherwise see, covered.
+def _folder_to_show(path: Path) -> Path:
+    """The folder a needed file is shown with: its own, or the whole virtual environment it
+    belongs to (a venv's programs need its ``lib`` too)."""
+    folder = path if path.is_dir() else path.parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / "pyvenv.cfg").is_file():
+            return candidate
+    return folder
 
+
+def engine_view(
+    command: Sequence[str],
+    cwd: Path,
+    read_only: Iterable[Path],
+    hidden: Iterable[Path],
+    search_path: str | None = None,
+) -> EngineView:
+    """What one engine sees: its working directory, what it needs from the private
+    ``/tmp`` shown read-only, and the referee's secrets it could otherwise see, covered.
+
+    Shown: the folders of its program (found on ``search_path`` if it is a bare name) and
+    of every file its command names, the referee's own Python environment (which runs our
+    engine), each as its whole virtual environment if it is in one, and ``read_only``.
     Raises SandboxViewError when the working directory is inside a secret.
     """
     cwd = cwd.resolve()
-    needed = []
-    for word in command:
-        path = (cwd / word).resolve() if "/" in word else None
-        if path is not None and path.exists():
-            needed.append(path if path.is_dir() else path.parent)
+    files = [cwd / word for word in command if "/" in word]
+    program = shutil.which(command[0], path=search_path) if "/" not in command[0] else None
+    files += [Path(program)] if program else []
+    files += [Path(sys.prefix), Path(sys.executable)]
+    needed = [_folder_to_show(Path(os.path.abspath(f))) for f in files if f.exists()]
+    needed += [_folder_to_show(f.resolve()) for f in files if f.exists()]
     needed += [(cwd / path).resolve() for path in read_only]
     shown = sorted({p for p in needed if p.is_relative_to(PRIVATE_TMP) and p.exists()})
     secrets = sorted({p for p in (h.resolve() for h in hidden) if p.exists()})
@@ -181,10 +198,11 @@ def engine_view(
     return EngineView(cwd=cwd, read_only=tuple(shown), hidden=tuple(covered))
 
 
-def referee_secrets(key_files: Iterable[Path], run_folder: Path) -> list[Path]:
-    """What engines must not see: the key files, the run folder, and the referee's standard
-    output and error where they are files."""
-    paths = [*key_files, run_folder]
+def referee_secrets(key_files: Iterable[Path], run_folders: Iterable[Path]) -> list[Path]:
+    """What engines must not see: the key files, the run folders (this run's, and the
+    default folder of every run's records), and the referee's standard output and error
+    where they are files."""
+    paths = [*key_files, *run_folders]
     for fd in (1, 2):
         try:
             if stat.S_ISREG(os.fstat(fd).st_mode):

@@ -88,7 +88,11 @@ def _read_only_everywhere() -> None:
 
 def _bind(source_fd: int, target: Path, *, writable: bool) -> None:
     if not target.exists():
-        target.mkdir(parents=True)
+        if os.path.isdir(f"/proc/self/fd/{source_fd}"):
+            target.mkdir(parents=True)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.touch()
     _mount(f"/proc/self/fd/{source_fd}", str(target), None, MS_BIND | MS_REC)
     _remount(str(target), writable=writable)
 

@@ -509,3 +509,16 @@ def test_engine_views(tmp_path: Path) -> None:
     assert view.hidden == (work / "run",)  # the key is in the private /tmp: unseen already
     with pytest.raises(sandbox.SandboxViewError, match="is inside"):
         engine_view(["x"], work / "run", [], [work / "run"])
+
+
+def test_a_program_in_a_virtual_environment_is_shown_with_the_environment(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "lib").mkdir()
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "bin" / "my-engine").write_text("#!/bin/sh\n")
+    (venv / "bin" / "my-engine").chmod(0o755)
+    view = engine_view(["my-engine", "--level", "3"], Path("/"), [], [], str(venv / "bin"))
+    assert venv in view.read_only
+    view = engine_view([str(venv / "bin" / "my-engine")], Path("/"), [], [], None)
+    assert venv in view.read_only
