@@ -28,6 +28,9 @@ from .sandbox_view import EngineView
 
 PRIVATE_TMP: Final = Path("/tmp")
 """Replaced by an empty private folder inside the sandbox."""
+OWN_PACKAGES: Final = Path(__file__).resolve().parent.parent
+"""The folder our packages are imported from (site-packages, or the source tree of an
+editable install): shown to engines, so that our own engine runs inside."""
 PROBE_TIMEOUT: Final = 10.0
 """Seconds a trial start of a sandbox may take before it counts as not working."""
 LAUNCHER: Final = Path(__file__).with_name("sandbox_launch.py")
@@ -169,15 +172,16 @@ def engine_view(
     ``/tmp`` shown read-only, and the referee's secrets it could otherwise see, covered.
 
     Shown: the folders of its program (found on ``search_path`` if it is a bare name) and
-    of every file its command names, the referee's own Python environment (which runs our
-    engine), each as its whole virtual environment if it is in one, and ``read_only``.
+    of every file its command names, the referee's own Python environment and packages
+    (which run our engine), each as its whole virtual environment if it is in one, and
+    ``read_only``.
     Raises SandboxViewError when the working directory is inside a secret.
     """
     cwd = cwd.resolve()
     files = [cwd / word for word in command if "/" in word]
     program = shutil.which(command[0], path=search_path) if "/" not in command[0] else None
     files += [Path(program)] if program else []
-    files += [Path(sys.prefix), Path(sys.executable)]
+    files += [Path(sys.prefix), Path(sys.executable), OWN_PACKAGES]
     needed = [_folder_to_show(Path(os.path.abspath(f))) for f in files if f.exists()]
     needed += [_folder_to_show(f.resolve()) for f in files if f.exists()]
     needed += [(cwd / path).resolve() for path in read_only]
