@@ -285,15 +285,20 @@ def test_without_a_sandbox_only_the_process_group_is_stopped(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("stop", [signal.SIGKILL, signal.SIGINT])
+@pytest.mark.parametrize("command", ["match", "tournament"])
 def test_a_referee_killed_mid_game_takes_every_engine_process_with_it(
-    tmp_path: Path, stop: signal.Signals
+    tmp_path: Path, command: str, stop: signal.Signals
 ) -> None:
     token = uuid.uuid4().hex
     home, work = tmp_path / "home", tmp_path / "e"
     home.mkdir()
     hanging, good = hostile(work, hang=True), write_fake(work, "good")
-    args = ["match", *(f"{sys.executable} {fake.script.name}" for fake in (hanging, good))]
-    args += ["--games", "2", "--time", "120", "--out", str(tmp_path / "run")]
+    engines = [f"{fake.name}={sys.executable} {fake.script.name}" for fake in (hanging, good)]
+    if command == "match":
+        args = ["match", *(engine.partition("=")[2] for engine in engines), "--games", "2"]
+    else:
+        args = ["tournament", *(f"--engine={engine}" for engine in engines)]
+    args += ["--time", "120", "--out", str(tmp_path / "run")]
     process = run_cli(args, work, home, tmp_path / "out", HOSTILE_TOKEN=token)
     try:
         deadline = time.monotonic() + 30
