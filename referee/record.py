@@ -112,11 +112,18 @@ class GameRecord(BaseModel):
         description="The loser was cut off with a command unanswered (no reply by its deadline).",
     )
     end_ply: int = Field(ge=0, description="Plies played when the game ended.")
+    void: bool = Field(
+        default=False,
+        description="Both engines failed (or both were forfeited): no result, no points to "
+        "either, not rated. Left out of a record that is not void.",
+    )
 
     @model_validator(mode="after")
     def _check_withheld(self) -> Self:
         """A complete record has its secret and layout; a withheld one neither, and hides
-        every flip's piece."""
+        every flip's piece. A void game has no winner."""
+        if self.void and self.winner is not None:
+            raise ValueError("a void game has no winner")
         if not self.withheld:
             missing = [name for name in ("deal_secret", "layout") if getattr(self, name) is None]
             if missing:
@@ -141,19 +148,26 @@ class GameRecord(BaseModel):
     @model_serializer(mode="wrap")
     def _leave_out_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """A complete record is written without ``withheld``, a withheld one without
-        ``deal_secret`` and ``layout``."""
+        ``deal_secret`` and ``layout``; ``void`` only when it is true."""
         data: dict[str, Any] = handler(self)
         for name in ("deal_secret", "layout") if self.withheld else ("withheld",):
             data.pop(name, None)
+        if not self.void:
+            data.pop("void", None)
         return data
 
     @property
     def score(self) -> str:
-        """The result from the first listed player's side: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        """The result from the first listed player's side: ``1-0``, ``0-1``, ``1/2-1/2``, or
+        ``void``."""
+        if self.void:
+            return "void"
         return {None: "1/2-1/2", 0: "1-0", 1: "0-1"}[self.winner]
 
     def points(self, player: int) -> float:
-        """1 for a win, 0.5 for a draw, 0 for a loss."""
+        """1 for a win, 0.5 for a draw, 0 for a loss, 0 to both in a void game."""
+        if self.void:
+            return 0.0
         if self.winner is None:
             return 0.5
         return 1.0 if self.winner == player else 0.0
@@ -173,6 +187,7 @@ class GameEnd:
     result: str
     detail: str = ""
     stopped_answering: bool = False
+    void: bool = False
 
 
 def build_record(
@@ -205,6 +220,7 @@ def build_record(
         detail=end.detail,
         stopped_answering=end.stopped_answering,
         end_ply=len(plies),
+        void=end.void,
     )
 
 
