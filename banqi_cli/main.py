@@ -1,5 +1,7 @@
 """``banqi``: the command group."""
 
+from typing import Any
+
 import click
 
 from banqi_engine import __version__
@@ -11,7 +13,19 @@ from .referee_commands import match_command, reasons_command, replay_command
 from .tournament_command import tournament_command
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group; Ctrl-C that no command answers itself ends with one line and
+    status 130 (click's own answer is ``Aborted!`` and status 1)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="banqi")
 def cli() -> None:
     """Chinese Dark Chess (banqi) toolkit: engine, referee, tournaments."""

@@ -1,7 +1,9 @@
 """Options and argument types shared by several commands."""
 
 import functools
-from collections.abc import Callable
+import math
+import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -11,11 +13,14 @@ from pydantic import BaseModel
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import DEFAULT_RULES, PRESETS, RuleSet, resolve_rules
-from referee.deals import KeyFileError, default_key_path, key_locations, load_or_create_key
+from referee.deals import KeyFileError, key_locations, load_referee_key
+from referee.engine_check import EngineCheckError, check_engines
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, process_engines
 from referee.errors import InputError
 from referee.game_setup import GameSetup
+from referee.interrupt import run_interruptible
+from referee.record import GameRecord
 from referee.sandbox import (
     INSTALL_HINT,
     Isolation,
@@ -48,6 +53,25 @@ class RulesType(click.ParamType):  # type: ignore[type-arg]
             self.fail(str(error), param, ctx)
 
 
+POSITION_LIKE = re.compile(r"-[-A-Za-z]*[/\s]")
+"""An argument that starts like a position string whose first square is empty
+(``-M-P/GX-c/...``): dashes and letters up to a ``/`` or a space, which no option has."""
+
+
+class PositionCommand(click.Command):
+    """A command taking a position string, which may start with ``-`` (an empty square)
+    with no ``--`` before it.
+
+    Such an argument is given to click with a leading space, so that it is never read as
+    options; the position parser ignores the space.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(
+            ctx, [f" {arg}" if POSITION_LIKE.match(arg) else arg for arg in args]
+        )
+
+
 def rules_option(function: F) -> F:
     """``--rules NAME|FILE``, default ``olympiad``."""
     return click.option(
@@ -57,6 +81,17 @@ def rules_option(function: F) -> F:
         show_default=True,
         help=f"Rule set: {', '.join(PRESETS)}, or a .toml/.json rule-set file.",
     )(function)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A float within bounds that also refuses ``nan`` and the infinities (``nan`` compares
+    false with both bounds, so a plain range lets it through)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return super().convert(number, param, ctx)
 
 
 def field_option(
@@ -74,7 +109,7 @@ def field_option(
             bounds.update(max=rule.lt, max_open=True)
         elif isinstance(rule, annotated_types.Le):
             bounds.update(max=rule.le)
-    kind = click.IntRange(**bounds) if info.annotation is int else click.FloatRange(**bounds)
+    kind = click.IntRange(**bounds) if info.annotation is int else FiniteFloatRange(**bounds)
     default = info.get_default(call_default_factory=True)
     return click.option(
         *declarations, type=kind, default=default, show_default=default is not None, help=help
@@ -82,7 +117,8 @@ def field_option(
 
 
 def time_control_options(function: F) -> F:
-    """``--time``, ``--increment``, ``--move-time``, ``--margin``, ``--stall-timeout``.
+    """``--time``, ``--increment``, ``--move-time``, ``--margin``, ``--idle-limit``,
+    ``--stall-timeout``.
 
     The callback receives ``time_control`` (a TimeControl) and ``stall_timeout``.
     """
@@ -114,12 +150,18 @@ def time_control_options(function: F) -> F:
             help="Grace in ms before a time loss.",
         ),
         field_option(
+            "--idle-limit",
+            model=TimeControl,
+            field="idle_limit",
+            help="Seconds an engine that owes a move may go without using any CPU before it "
+            "loses by stall (default: off; only its clock judges its thinking time).",
+        ),
+        field_option(
             "--stall-timeout",
             model=GameSetup,
             field="stall_timeout",
-            help="Seconds an engine gets to answer anything but genmove, to go without "
-            "using any CPU while it owes a move, and to answer a move it lost on time "
-            "before it counts as having stopped answering.",
+            help="Seconds an engine gets to answer anything but genmove, and to answer a "
+            "move it lost on time before it counts as having stopped answering.",
         ),
     ]
 
@@ -130,10 +172,15 @@ def time_control_options(function: F) -> F:
         increment: float,
         move_time: float | None,
         margin_ms: int,
+        idle_limit: float | None,
         **kwargs: Any,
     ) -> Any:
         kwargs["time_control"] = TimeControl(
-            time=time_, increment=increment, move_time=move_time, margin_ms=margin_ms
+            time=time_,
+            increment=increment,
+            move_time=move_time,
+            margin_ms=margin_ms,
+            idle_limit=idle_limit,
         )
         return function(*args, **kwargs)
 
@@ -167,7 +214,8 @@ def run_options(function: F) -> F:
             "--key-file",
             type=click.Path(dir_okay=False, path_type=Path),
             default=None,
-            help="Referee key the layouts are derived from (created if missing). "
+            help="Referee key the layouts are derived from (created if missing, in a folder "
+            "that must exist). "
             "Default: $BANQI_REFEREE_KEY or ~/.config/banqi/referee.key.",
         ),
     ]
@@ -179,7 +227,7 @@ def run_options(function: F) -> F:
 def referee_key(key_file: Path | None) -> bytes:
     """The referee key from ``--key-file`` or its default place; a clean error otherwise."""
     try:
-        return load_or_create_key(key_file or default_key_path())
+        return load_referee_key(key_file)
     except KeyFileError as error:
         raise click.ClickException(str(error)) from None
 
@@ -223,3 +271,39 @@ def engine_factory(
     elif not quiet:
         click.echo(f"sandbox: {isolation.value} ({isolation.words})", err=True)
     return factory
+
+
+def check_before_games(
+    engines: Sequence[EngineSpec],
+    start_engine: EngineFactory,
+    time_control: TimeControl,
+    timeout: float,
+) -> None:
+    """Start and handshake each engine once; an engine that cannot play stops the run here
+    with one line naming it, its command and the cause (exit 1)."""
+    try:
+        run_interruptible(check_engines(engines, start_engine, time_control.time_ms, timeout))
+    except EngineCheckError as error:
+        raise click.ClickException(str(error)) from None
+    except KeyboardInterrupt:
+        click.echo("interrupted while checking the engines, before the first game", err=True)
+        raise SystemExit(130) from None
+
+
+class UntoldRules:
+    """Says once per engine, on stderr, that it was not told the rules it is judged by."""
+
+    def __init__(self) -> None:
+        self.warned: set[str] = set()
+
+    def note(self, record: GameRecord) -> None:
+        """Warn about each engine of the game that was not told its rules, once per run."""
+        for player in record.players:
+            if player.rules_told is False and player.name not in self.warned:
+                self.warned.add(player.name)
+                click.echo(
+                    f"warning: engine {player.name!r} does not take the rule_set command, so it "
+                    f"was not told the rules it is judged by ({record.rules.name}); its illegal "
+                    "moves under them lose games",
+                    err=True,
+                )

@@ -10,10 +10,10 @@ from banqi_engine.position import parse_position
 from banqi_engine.rules import RuleSet
 from banqi_engine.selfplay import iter_match, level_factory, summarise
 
-from .options import rules_option
+from .options import FiniteFloatRange, PositionCommand, rules_option
 
 
-@click.command("perft")
+@click.command("perft", cls=PositionCommand)
 @click.argument("position")
 @click.argument("depth", type=click.IntRange(0, 20))
 @rules_option
@@ -45,7 +45,7 @@ def bench() -> None:
 @bench.command("perft")
 @click.option(
     "--seconds",
-    type=click.FloatRange(0.1, 600),
+    type=FiniteFloatRange(0.1, 600),
     default=3.0,
     show_default=True,
     help="Minimum CPU time per position.",
@@ -70,7 +70,7 @@ def bench_perft_command(seconds: float) -> None:
 @bench.command("search")
 @click.option(
     "--seconds",
-    type=click.FloatRange(0.01, 600),
+    type=FiniteFloatRange(0.01, 600),
     default=2.0,
     show_default=True,
     help="Search time per position.",
@@ -104,7 +104,7 @@ def bench_search_command(seconds: float) -> None:
 )
 @click.option(
     "--seconds",
-    type=click.FloatRange(0, 60),
+    type=FiniteFloatRange(0, 60),
     default=0.2,
     show_default=True,
     help="Time budget per move.",

@@ -1,9 +1,10 @@
 """``banqi match`` and ``banqi replay``."""
 
-import datetime as dt
+import re
 from pathlib import Path
 
 import click
+from pydantic import ValidationError
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
@@ -11,18 +12,26 @@ from referee.deals import new_seed
 from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
 from referee.engine_start import EngineFactory
 from referee.errors import InputError
-from referee.match import MatchConfig, play_match
+from referee.interrupt import run_interruptible
+from referee.match import MatchConfig, match_setups
 from referee.reasons import Reason
 from referee.record import GameRecord, read_record
 from referee.replay import ReplayReport, replay_game_record, replay_text_record
 from referee.sandbox import SandboxMode
-from referee.storage import GAMES_DIR
 from referee.text_record import read_text_record
 from referee.timecontrol import TimeControl
+from tournaments.from_records import head_to_head_from_records
+from tournaments.match import open_match, run_match, start_match_folder
+from tournaments.reports import format_head_to_head
+from tournaments.results import Standings
+from tournaments.runner import RunEvents, RunOptions
+from tournaments.state import existing_records, locked_run
 
 from .options import (
     RUNS_FOLDER,
     RulesType,
+    UntoldRules,
+    check_before_games,
     engine_factory,
     field_option,
     referee_key,
@@ -32,20 +41,34 @@ from .options import (
     time_control_options,
 )
 
+ENGINE_NAME = re.compile(r"^([^\s=/\\]+)=(.+)$", re.DOTALL)
+"""``NAME=COMMAND``: a name with no space, ``=`` or slash, then the command."""
 
-def _engine_specs(command_a: str, command_b: str) -> tuple[EngineSpec, EngineSpec]:
-    try:
-        commands = (split_command(command_a), split_command(command_b))
-    except InputError as error:
-        raise click.ClickException(str(error)) from None
-    names = [default_name(c) for c in commands]
-    if names[0] == names[1]:
-        base = names[0][: NAME_LIMIT - 3].rstrip()
-        names = [f"{base} #1", f"{base} #2"]
-    return (
-        EngineSpec(name=names[0], command=commands[0]),
-        EngineSpec(name=names[1], command=commands[1]),
-    )
+
+def engine_specs(engine_a: str, engine_b: str) -> tuple[EngineSpec, EngineSpec]:
+    """The two engines of a match from ``[NAME=]COMMAND`` arguments; a clean error if not."""
+    specs = []
+    for text in (engine_a, engine_b):
+        named = ENGINE_NAME.match(text)
+        command_text = named.group(2) if named else text
+        try:
+            command = split_command(command_text)
+        except InputError as error:
+            raise click.ClickException(str(error)) from None
+        name = named.group(1) if named else default_name(command)
+        try:
+            specs.append(EngineSpec(name=name, command=command))
+        except ValidationError as error:
+            reason = str(error.errors()[0]["msg"]).removeprefix("Value error, ")
+            raise click.ClickException(f"engine name {name!r}: {reason}") from None
+    if specs[0].name == specs[1].name:
+        if ENGINE_NAME.match(engine_a) and ENGINE_NAME.match(engine_b):
+            raise click.ClickException(f"both engines are named {specs[0].name!r}")
+        base = specs[0].name[: NAME_LIMIT - 3].rstrip()
+        specs = [
+            spec.model_copy(update={"name": f"{base} #{n}"}) for n, spec in enumerate(specs, 1)
+        ]
+    return specs[0], specs[1]
 
 
 def _game_line(record: GameRecord, done: int, total: int) -> str:
@@ -65,23 +88,33 @@ def _summary(records: list[GameRecord], names: tuple[str, str]) -> list[str]:
     for index, name in enumerate(names):
         wins = sum(1 for r in records if r.winner == index)
         losses = sum(1 for r in records if r.winner == 1 - index)
-        draws = len(records) - wins - losses
+        draws = sum(1 for r in records if r.winner is None and not r.void)
         lines.append(f"  {name}: {wins} W, {draws} D, {losses} L")
-    faults = [r for r in records if r.loser_failed]
+    voids = sum(1 for r in records if r.void)
+    if voids:
+        lines.append(f"  void games (both engines failed): {voids}")
+    faults = [r for r in records if r.loser_failed and not r.void]
     if faults:
         lines.append(f"  engine faults: {len(faults)} (see 'detail' in the records)")
     return lines
 
 
+def default_match_folder(engines: tuple[EngineSpec, EngineSpec]) -> Path:
+    """``banqi-runs/match-<A>-vs-<B>``: the same match, run again, resumes there."""
+    words = "-vs-".join(re.sub(r"[^A-Za-z0-9._+-]+", "_", spec.name) for spec in engines)
+    return RUNS_FOLDER / f"match-{words}"
+
+
 @click.command("match")
-@click.argument("command_a")
-@click.argument("command_b")
+@click.argument("engine_a", metavar="[NAME=]COMMAND_A")
+@click.argument("engine_b", metavar="[NAME=]COMMAND_B")
 @field_option(
     "--games",
     model=MatchConfig,
     field="games",
     help="Games to play; pairs share a hidden layout with seats swapped.",
 )
+@field_option("--concurrency", model=MatchConfig, field="concurrency", help="Games played at once.")
 @rules_option
 @time_control_options
 @run_options
@@ -89,12 +122,14 @@ def _summary(records: list[GameRecord], names: tuple[str, str]) -> list[str]:
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Folder for the records. Default: banqi-runs/match-<date>-<time>.",
+    help="Run folder; the same folder resumes the match. Default: "
+    "banqi-runs/match-<NAME_A>-vs-<NAME_B>.",
 )
 def match_command(
-    command_a: str,
-    command_b: str,
+    engine_a: str,
+    engine_b: str,
     games: int,
+    concurrency: int,
     rules: RuleSet,
     time_control: TimeControl,
     stall_timeout: float,
@@ -104,18 +139,21 @@ def match_command(
     sandbox: str,
     key_file: Path | None,
 ) -> None:
-    """Play GAMES games between two DCTP engines, COMMAND_A and COMMAND_B.
+    """Play GAMES games between two DCTP engines; run it again to resume.
 
-    Each engine is a command line, split like a shell does, for example
-    "./my_engine --depth 6" or "banqi-engine --level 1". Prints one line per
-    finished game and a summary; exits 0 when every game was played.
+    Each engine is a command line, split like a shell does, optionally named:
+    "alpha=./my_engine --depth 6" or "banqi-engine --level 1". Each engine is
+    started and handshaken once before the first game. Prints one line per
+    finished game and a summary with the head-to-head Elo; exits 0 when every
+    game was played.
     """
-    engines = _engine_specs(command_a, command_b)
+    engines = engine_specs(engine_a, engine_b)
     key = referee_key(key_file)
-    folder = _records_folder(out)
+    folder = out if out is not None else default_match_folder(engines)
     config = MatchConfig(
         engines=engines,
         games=games,
+        concurrency=concurrency,
         rules=rules,
         time_control=time_control,
         seed=new_seed() if seed is None else seed,
@@ -125,57 +163,66 @@ def match_command(
         sandbox=SandboxMode(sandbox),
     )
     start_engine = engine_factory(config.sandbox, key_file, folder, engines)
-    click.echo(
-        f"match: {engines[0].name} vs {engines[1].name}, {games} games, rules {rules.name}, "
-        f"time {time_control.describe()}, "
-        f"{seed_words(seed)}, records in {folder}"
-    )
-    finished = play_with_progress(config, key, start_engine)
+    try:
+        state = open_match(config, seed_given=seed is not None)
+        check_before_games(engines, start_engine, time_control, stall_timeout)
+        with locked_run(folder):
+            start_match_folder(state)
+            finished = play_with_progress(state.config, key, start_engine, seed)
+    except (InputError, OSError) as error:
+        raise click.ClickException(str(error)) from None
     for line in _summary(finished, (engines[0].name, engines[1].name)):
         click.echo(line)
-
-
-def _records_folder(out: Path | None) -> Path:
-    """The match's folder (default: a new dated one), made, and refused if it holds records."""
-    if out is None:
-        out = RUNS_FOLDER / dt.datetime.now().strftime("match-%Y%m%d-%H%M%S")
-    games = out / GAMES_DIR
-    if games.is_dir() and any(games.glob("*.json")):
-        raise click.ClickException(
-            f"{out} already holds game records; choose another --out (a match never "
-            "overwrites records)"
-        )
-    try:
-        games.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise click.ClickException(
-            f"cannot create the records folder {games}: {error.strerror}"
-        ) from None
-    return out
+    stats = head_to_head_from_records(finished, engines[0].name, engines[1].name)
+    click.echo(f"  {format_head_to_head(stats)}")
 
 
 def play_with_progress(
-    config: MatchConfig, key: bytes, start_engine: EngineFactory
+    config: MatchConfig, key: bytes, start_engine: EngineFactory, seed: int | None
 ) -> list[GameRecord]:
-    """Play the match, printing a line per game; Ctrl-C exits 130 keeping finished records."""
-    finished: list[GameRecord] = []
+    """Play the match's missing games, a line per game; Ctrl-C exits 130 keeping finished
+    records."""
+    ids = [setup.game_id for setup in match_setups(config)]
+    already = len(existing_records(config.out, ids))
+    engines = config.engines
+    click.echo(
+        f"match: {engines[0].name} vs {engines[1].name}, {config.games} games, "
+        f"rules {config.rules.name}, time {config.time_control.describe()}, "
+        f"{seed_words(seed)}, {config.concurrency} at once, records in {config.out}"
+        + (f"; resuming with {already} games done" if already else "")
+    )
+    done = already
+    untold = UntoldRules()
 
-    def report(record: GameRecord) -> None:
-        finished.append(record)
-        click.echo(_game_line(record, len(finished), config.games))
+    def game_done(record: GameRecord, standings: Standings) -> None:
+        nonlocal done
+        done += 1
+        untold.note(record)
+        click.echo(_game_line(record, done, config.games))
 
+    def engine_out(name: str, remaining: int, last: str) -> None:
+        click.echo(
+            f"ENGINE FAILING: {name} failed too many games in a row (last: {last}); "
+            f"its {remaining} remaining games are forfeited",
+            err=True,
+        )
+
+    options = RunOptions(
+        key=key,
+        out=config.out,
+        events=RunEvents(game_done, engine_out),
+        log_traffic=config.log_traffic,
+        start_engine=start_engine,
+    )
     try:
-        play_match(config, key, report, start_engine)
+        return run_interruptible(run_match(config, options))
     except KeyboardInterrupt:
         click.echo(
-            f"interrupted: {len(finished)} of {config.games} games finished; "
-            f"records in {config.out}",
+            f"interrupted: {done} of {config.games} games finished; records in "
+            f"{config.out}; run the same command to resume",
             err=True,
         )
         raise SystemExit(130) from None
-    except OSError as error:
-        raise click.ClickException(f"cannot write the records in {config.out}: {error}") from None
-    return finished
 
 
 def _print_report(report: ReplayReport, recorded: str) -> None:

@@ -19,10 +19,12 @@ from tournaments.play import prepare, run_tournament
 from tournaments.reports import format_standings_text
 from tournaments.results import Standings
 from tournaments.runner import RunEvents, RunOptions
-from tournaments.state import existing_records, locked_run
+from tournaments.state import existing_records, locked_run, start_run_folder
 
 from .options import (
     RUNS_FOLDER,
+    UntoldRules,
+    check_before_games,
     engine_factory,
     field_option,
     referee_key,
@@ -70,6 +72,7 @@ TIME_PARAMETERS = {
     "increment": "increment",
     "move_time": "move_time",
     "margin_ms": "margin_ms",
+    "idle_limit": "idle_limit",
 }
 """The time options and the TimeControl field each sets."""
 
@@ -118,9 +121,11 @@ class Progress:
         self.played = 0
         self.start = time.monotonic()
         self.quiet = quiet
+        self.untold = UntoldRules()
 
     def game_done(self, record: GameRecord, standings: Standings) -> None:
         self.played += 1
+        self.untold.note(record)
         if self.quiet:
             return
         done = self.already + self.played
@@ -152,9 +157,15 @@ def play_tournament(
     log_traffic: bool,
     quiet: bool,
 ) -> Standings:
-    """Start or resume the run in ``out`` and play it to the end, with progress lines."""
+    """Start or resume the run in ``out`` and play it to the end, with progress lines.
+
+    The folder is checked first, then the engines; only then is a new run's state written.
+    """
     state, games = prepare(config, out)
     already = len(existing_records(out, [g.setup.game_id for g in games]))
+    run = state.config
+    check_before_games(run.engines, start_engine, run.time_control, run.stall_timeout)
+    start_run_folder(out, state)
     if not quiet:
         names = ", ".join(e.name for e in state.config.engines)
         click.echo(

@@ -2,7 +2,9 @@
 
 After every ply the end is checked in the order of the rules: the side to move has
 no legal action (it loses), the position occurs for the ``repetition_count``-th
-time (draw), the no-progress counter reaches the rule set's limit (draw).
+time (draw), the no-progress counter reaches the rule set's limit (draw). A game
+made with ``play_past_end`` (an engine's, whose driver decides when the game ends)
+still notes that end but goes on taking legal plies after it.
 """
 
 from dataclasses import dataclass
@@ -49,8 +51,12 @@ class Outcome:
 class Game:
     """Plies applied to a position under one rule set, with the history the draw rules need."""
 
-    def __init__(self, rules: RuleSet, position: Position | None = None) -> None:
+    def __init__(
+        self, rules: RuleSet, position: Position | None = None, *, play_past_end: bool = False
+    ) -> None:
+        """``play_past_end``: legal plies are taken after the rules have ended the game."""
         self.rules = rules
+        self.play_past_end = play_past_end
         self.position = position.copy() if position is not None else Position.opening()
         self.start = self.position.copy()
         self.plies: list[Ply] = []
@@ -72,7 +78,7 @@ class Game:
     def check(self, move: Move, piece: Piece | None = None) -> None:
         """Raise MoveError saying why ``move`` (with ``piece`` for a flip) cannot be played."""
         pos = self.position
-        if self.outcome is not None:
+        if self.outcome is not None and not self.play_past_end:
             raise MoveError(f"the game is over ({self.outcome.description})")
         if is_flip(move):
             square = move_from(move)

@@ -21,7 +21,7 @@ from .squares import CROSS_MASKS, Square, square_distance
 
 
 class Player(Protocol):
-    """Chooses the move to play in a game."""
+    """Chooses the move to play in a game, under the game's rules."""
 
     def choose(self, game: Game, budget_seconds: float | None) -> Move:
         """A legal move code for the side to move; ``budget_seconds`` is the time it may use."""
@@ -68,11 +68,15 @@ class GreedyPlayer:
     """
 
     def __init__(self, rules: RuleSet, seed: int | None = None) -> None:
+        """``rules``: the rules its piece values are first made for."""
+        self._rules = rules
         self._values = base_values(rules)
         self._rng = random.Random(seed)
 
     def choose(self, game: Game, budget_seconds: float | None) -> Move:
-        """The best-scoring legal move."""
+        """The best-scoring legal move (piece values made again if the game's rules differ)."""
+        if game.rules != self._rules:
+            self._rules, self._values = game.rules, base_values(game.rules)
         moves = _legal_moves(game)
         pos = game.position.copy()
         if pos.side == UNDECIDED:

@@ -10,12 +10,15 @@ import json
 import tomllib
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import RulesError
 from .pieces import CANNON, KIND_LETTERS, KING, NUM_KINDS, PAWN
+
+MAX_NO_PROGRESS_LIMIT: Final = 10_000
+"""The longest no-progress limit a rule set may have, in plies."""
 
 
 class RuleSet(BaseModel):
@@ -36,7 +39,10 @@ class RuleSet(BaseModel):
         default="step", description="'step': one square; 'slide': any number of empty squares."
     )
     no_progress_limit: int = Field(
-        default=180, ge=1, le=10_000, description="Plies without flip or capture that draw."
+        default=180,
+        ge=1,
+        le=MAX_NO_PROGRESS_LIMIT,
+        description="Plies without flip or capture that draw.",
     )
     repetition_count: int = Field(
         default=3, ge=2, le=100, description="Occurrences of one position that draw."

@@ -8,7 +8,7 @@ from .errors import MoveError
 from .game import Game
 from .moves import Move, move_from, move_to
 from .pieces import EMPTY, UNDECIDED
-from .rules import RuleSet
+from .rules import MAX_NO_PROGRESS_LIMIT, RuleSet
 from .search import MAX_DEPTH, Searcher, SearchResult
 
 DEFAULT_SECONDS: Final = 1.0
@@ -17,6 +17,15 @@ TIME_SAFETY: Final = 0.9
 """Share of the budget the search gets (less ``TIME_MARGIN`` and the player's own time)."""
 TIME_MARGIN: Final = 0.003
 """Seconds kept back from the budget besides ``TIME_SAFETY``'s share."""
+
+
+def search_rules(game: Game) -> RuleSet:
+    """The rules to search ``game`` under: its own, but with the no-progress limit lifted
+    once the game has gone past it (the driver that judges the game uses another)."""
+    rules = game.rules
+    if game.position.no_progress >= rules.no_progress_limit:
+        return rules.model_copy(update={"no_progress_limit": MAX_NO_PROGRESS_LIMIT})
+    return rules
 
 
 def reversible_hashes(game: Game) -> set[int]:
@@ -40,8 +49,10 @@ class SearchPlayer:
     """Levels 2 and 3: iterative-deepening expectimax alpha-beta within a time budget.
 
     ``max_seconds`` caps the time per move whatever the budget; without a budget the
-    player uses ``default_seconds``. Ties are broken by a seeded RNG, so with no time
-    or node cut-off the choice is a function of the seed and the game.
+    player uses ``default_seconds``. It searches under the game's rules (see
+    ``search_rules``), making its searcher again when they change. Ties are broken by a
+    seeded RNG, so with no time or node cut-off the choice is a function of the seed and
+    the game.
     """
 
     def __init__(
@@ -65,6 +76,9 @@ class SearchPlayer:
     def choose(self, game: Game, budget_seconds: float | None) -> Move:
         """The move the search prefers within the budget."""
         start = time.perf_counter()
+        rules = search_rules(game)
+        if rules != self.searcher.rules:
+            self.searcher = Searcher(rules)
         moves = game.legal_moves()
         if not moves:
             raise MoveError("no legal move to choose from: the side to move has none")

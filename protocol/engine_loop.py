@@ -12,8 +12,15 @@ tracked position has another colour to move, the engine logs a warning, sets the
 tracked side to move to the asked colour (board, pool and counters stay; the
 repetition history restarts) and answers for it. ``genmove unknown`` answers for
 the tracked side. While colours are undecided only flips are legal, so any colour
-gets a flip. A game that is over (by the rules and draw limits the engine was
-given) refuses genmove and echoes.
+gets a flip.
+
+The driver decides when the game ends: the engine's own draw rules (its rule set,
+``num_repetition``, ``num_moves_to_draw``, ``rule_set``) only shape its search. Past
+a draw they say has happened it goes on taking legal echoes and answering genmove;
+only a side with no legal move at all gets ``?12``.
+
+``rule_set`` (id 19, this project's extension) switches the whole rule set (move
+generation, search, draw limits) to the one the driver judges by.
 
 The 46-word ``init_board`` form has no side-to-move field: with face-up pieces the
 engine assumes red and corrects that from the colour of the piece moved by the
@@ -58,6 +65,7 @@ from .messages import (
     command_id_for_name,
     format_genmove,
     parse_command_line,
+    rule_set_from_payload,
 )
 
 PROTOCOL_VERSION: Final = "1.1.0"
@@ -127,7 +135,7 @@ class DctpEngine:
         self.name = name
         self.version = version
         self.board_stream = board_stream
-        self.game = Game(rules)
+        self.game = Game(rules, play_past_end=True)
         self.quitting = False
         """Set once ``quit`` has been answered: the loop stops after that reply."""
         self._side_assumed = False
@@ -152,6 +160,7 @@ class DctpEngine:
             CommandId.TIME_LEFT: self._time_left_command,
             CommandId.SHOWBOARD: self._showboard,
             CommandId.INIT_BOARD: self._init_board,
+            CommandId.RULE_SET: self._rule_set,
         }
 
     # -- entry points ----------------------------------------------------------------
@@ -202,7 +211,7 @@ class DctpEngine:
         return ""
 
     def _reset_board(self, args: tuple[str, ...]) -> str:
-        self.game = Game(self.rules)
+        self.game = Game(self.rules, play_past_end=True)
         self._side_assumed = False
         log.info("new game (%s rules)", self.rules.name)
         return ""
@@ -216,25 +225,34 @@ class DctpEngine:
         return ""
 
     def _change_rules(self, command: str, field: str, value: int) -> None:
-        """Use a new draw count from now on, for this game (replayed) and the next ones."""
+        """Use a new draw count from now on, for this game and the next ones."""
         try:
             rules = RuleSet.model_validate({**self.rules.model_dump(), field: value})
         except ValidationError as error:
             reason = error.errors()[0]["msg"]
             raise _Refusal(f"{command} {value}: {reason}") from None
+        self._use_rules(f"{command} {value}", rules)
+        log.info("%s is now %d", field, value)
+
+    def _rule_set(self, args: tuple[str, ...]) -> str:
+        self._use_rules("rule_set", rule_set_from_payload(args[0]))
+        log.info("rule set is now %s", self.rules)
+        return ""
+
+    def _use_rules(self, command: str, rules: RuleSet) -> None:
+        """Play this game (its plies replayed) and the next ones under ``rules``."""
         old = self.game
-        game = Game(rules, old.start)
+        game = Game(rules, old.start, play_past_end=True)
         for number, ply in enumerate(old.plies, start=1):
             try:
                 game.play_ply(ply)
-            except BanqiError:
+            except BanqiError as error:
                 raise _Refusal(
-                    f"{command} {value}: this game would have ended before its ply {number} "
-                    "under that limit; send it before the game or after reset_board"
+                    f"{command}: ply {number} of this game is illegal under those rules "
+                    f"({error}); send it before the game or after reset_board"
                 ) from None
         self.rules = rules
         self.game = game
-        log.info("%s is now %d", field, value)
 
     def _move(self, args: tuple[str, ...]) -> str:
         frm, to = parse_square(args[0]), parse_square(args[1])
@@ -253,6 +271,7 @@ class DctpEngine:
 
     def _play(self, move: Move, piece: Piece | None) -> None:
         undecided = self.game.side == UNDECIDED
+        ended = self.game.outcome is not None
         try:
             self.game.play(move, piece)
         except BanqiError as error:
@@ -264,17 +283,16 @@ class DctpEngine:
                 PIECE_LETTERS[piece],
                 COLOUR_WORDS[colour_of(piece)],
             )
-        if self.game.outcome is not None:
-            log.info("game over: %s", self.game.outcome.description)
+        if self.game.outcome is not None and not ended:
+            log.info("by this engine's rules: %s; play goes on", self.game.outcome.description)
 
     def _set_side(self, colour: Colour) -> None:
         pos = self.game.position
         position = Position(pos.board, pos.pool, colour, pos.no_progress, pos.ply)
-        self.game = Game(self.game.rules, position)
+        self.game = Game(self.game.rules, position, play_past_end=True)
         self._side_assumed = False
 
     def _genmove(self, args: tuple[str, ...]) -> str:
-        self._refuse_if_over()
         colour = COLOUR_WORDS.index(args[0])
         side = self.game.side
         if colour != UNDECIDED and side not in (UNDECIDED, colour):
@@ -285,7 +303,8 @@ class DctpEngine:
                 args[0],
             )
             self._set_side(colour)
-            self._refuse_if_over()
+        if not self.game.legal_moves():
+            raise _Refusal(f"{COLOUR_WORDS[self.game.side]} has no legal move in the tracked game")
         self._side_assumed = False
         clock_colour = colour if colour != UNDECIDED else self.game.side
         if clock_colour == UNDECIDED:
@@ -294,11 +313,6 @@ class DctpEngine:
             remaining = self._time_left.get(clock_colour)
         move = self.player.choose(self.game, genmove_budget(remaining))
         return format_genmove(move)
-
-    def _refuse_if_over(self) -> None:
-        outcome = self.game.outcome
-        if outcome is not None:
-            raise _Refusal(f"the game is over ({outcome.description})")
 
     def _game_over(self, args: tuple[str, ...]) -> str:
         log.info("game over from the driver: %s", " ".join(args) or "(no result given)")
@@ -330,7 +344,7 @@ class DctpEngine:
             position, assumed = _init_board_position(args)
         except BanqiError as error:
             raise _Refusal(f"init_board: {error}") from None
-        self.game = Game(self.rules, position)
+        self.game = Game(self.rules, position, play_past_end=True)
         self._side_assumed = assumed
         log.info("position set: %s", position)
         return ""

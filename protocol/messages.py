@@ -3,14 +3,19 @@
 A command line is ``<id> <name> [args...]``; engines dispatch on the id and ignore
 the name. A reply line is ``=<id>`` / ``=<id> <payload>`` on success and ``?<id>`` /
 ``?<id> <message>`` on failure. Moves are the move codes of ``banqi_engine.moves``.
+Ids 0 to 18 are the platform's; ``19 rule_set`` is this project's extension (see
+``Command.rule_set``).
 """
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from types import MappingProxyType
 from typing import Final
+
+from pydantic import ValidationError
 
 from banqi_engine.moves import Move, move_from, move_to, step_move
 from banqi_engine.pieces import (
@@ -21,6 +26,7 @@ from banqi_engine.pieces import (
     Piece,
     piece_from_letter,
 )
+from banqi_engine.rules import RuleSet
 from banqi_engine.squares import (
     NUM_FILES,
     NUM_RANKS,
@@ -55,6 +61,7 @@ class CommandId(IntEnum):
     TIME_LEFT = 16
     SHOWBOARD = 17
     INIT_BOARD = 18
+    RULE_SET = 19
 
 
 COMMAND_NAMES: Final[Mapping[CommandId, str]] = MappingProxyType(
@@ -79,6 +86,11 @@ INIT_BOARD_COUNT_ORDER: Final = "KkGgMmRrNnCcPp"
 """Order of the 14 face-down counts in the 46-token form of ``init_board``."""
 INIT_BOARD_TOKENS: Final = NUM_SQUARES + NUM_PIECES
 """Words of the long form of ``init_board``: 32 square letters, then 14 counts."""
+
+RULE_SET_NAME_CHARS: Final = 64
+"""Longest rule-set name a ``rule_set`` payload carries (a longer one is cut)."""
+RULE_SET_MAX_CHARS: Final = 1024
+"""Longest ``rule_set`` payload: the fields with a 64-character name always fit."""
 
 _MAX_DIGITS: Final = 18
 _REPLY_RE: Final = re.compile(r"([=?])([0-9]{1,18})(?: (.*))?", re.DOTALL)
@@ -222,6 +234,12 @@ class Command:
         """``18 init_board <position string>``."""
         return cls(CommandId.INIT_BOARD, tuple(position_string.split()))
 
+    @classmethod
+    def rule_set(cls, rules: RuleSet) -> "Command":
+        """``19 rule_set <json>``: the rules the game is judged by (this project's extension,
+        sent only to an engine whose ``list_commands`` lists it)."""
+        return cls(CommandId.RULE_SET, (rule_set_payload(rules),))
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -235,6 +253,29 @@ class Reply:
         """``=12 a2 a3``, ``=7``, ``?12 reason``; a multi-line payload keeps its newlines."""
         head = f"{'=' if self.ok else '?'}{self.id}"
         return f"{head} {self.payload}" if self.payload else head
+
+
+def rule_set_payload(rules: RuleSet) -> str:
+    """The one-word payload of ``rule_set``: every field of ``rules`` as compact ASCII JSON,
+    the name cut to ``RULE_SET_NAME_CHARS`` and a space in it written ``\\u0020``."""
+    fields = {**rules.model_dump(), "name": rules.name[:RULE_SET_NAME_CHARS]}
+    return json.dumps(fields, separators=(",", ":")).replace(" ", "\\u0020")
+
+
+def rule_set_from_payload(payload: str) -> RuleSet:
+    """The rule set a ``rule_set`` payload names; ValueError says what is wrong with it."""
+    if len(payload) > RULE_SET_MAX_CHARS:
+        raise ValueError(
+            f"rule_set: payload of {len(payload)} characters; at most {RULE_SET_MAX_CHARS}"
+        )
+    try:
+        return RuleSet.model_validate_json(payload)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in item['loc']) or 'payload'}: {item['msg']}"
+            for item in error.errors()
+        )
+        raise ValueError(f"rule_set: {problems}") from None
 
 
 def parse_reply_line(line: str) -> Reply | None:
@@ -352,6 +393,10 @@ def _check_args(command: CommandId, args: list[str]) -> tuple[str, ...]:
             return (colour, _number_arg(args[1], "time_left milliseconds", signed=True))
         case CommandId.INIT_BOARD:
             return _init_board_args(args)
+        case CommandId.RULE_SET:
+            _arity(command, args, 1, "<json>")
+            rule_set_from_payload(args[0])
+            return tuple(args)
         case _:
             _arity(command, args, 0, "")
             return ()

@@ -1,7 +1,8 @@
 """CPU time of an engine's whole process group, read from Linux ``/proc``.
 
-The referee uses it to tell an engine that thinks from one that hangs: a process
-group that uses no CPU at all while it owes a move is stuck, not thinking.
+Under an idle limit (``TimeControl.idle_limit``, off by default) the referee uses it to
+tell an engine that thinks from one that hangs: a process group that uses no CPU at all
+while it owes a move is stuck, not thinking.
 """
 
 import os

@@ -82,11 +82,6 @@ class DealRecords:
             for record in self._complete(deal)
         ]
 
-    def complete_all(self) -> list[GameRecord]:
-        """Complete every withheld record, whether or not its deal is complete: for a run
-        that stops for good (a match is never resumed); returns them."""
-        return [record for deal in self._deals for record in self._complete(deal)]
-
     def _complete(self, deal: str) -> list[GameRecord]:
         """Complete the deal's withheld records: transcript, text record, then JSON each."""
         games = [game_id for game_id in self._deals[deal] if game_id in self._withheld]

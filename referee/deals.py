@@ -36,11 +36,16 @@ def default_key_path() -> Path:
     return key_locations(None)[-1]
 
 
+def _config_key_path() -> Path:
+    """The default key file, ``$XDG_CONFIG_HOME/banqi/referee.key``."""
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "banqi" / "referee.key"
+
+
 def key_locations(given: Path | None) -> list[Path]:
     """Every place a referee key of this user may be: ``given``, ``$BANQI_REFEREE_KEY`` and
     the default file (all hidden from engines, whichever one a run uses)."""
-    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    places = [Path(config) / "banqi" / "referee.key"]
+    places = [_config_key_path()]
     if os.environ.get(KEY_ENV):
         places.append(Path(os.environ[KEY_ENV]))
     if given is not None:
@@ -48,11 +53,25 @@ def key_locations(given: Path | None) -> list[Path]:
     return places
 
 
-def load_or_create_key(path: Path) -> bytes:
-    """Read the referee key, creating it (0600, atomically) if it does not exist."""
+def load_referee_key(given: Path | None) -> bytes:
+    """The referee key in ``given`` (``--key-file``), else in ``$BANQI_REFEREE_KEY``, else in
+    the default file; created if missing, but only the default file's folder is made: a
+    key file the user named must be in a folder that exists."""
+    path = given or default_key_path()
+    return load_or_create_key(path, make_folder=path == _config_key_path())
+
+
+def load_or_create_key(path: Path, *, make_folder: bool = False) -> bytes:
+    """Read the referee key, creating it (0600, atomically) if it does not exist, and its
+    folder too if ``make_folder``."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
+        if not make_folder and not path.parent.is_dir():
+            raise KeyFileError(
+                f"cannot create referee key file {path}: its folder {path.parent} does not "
+                "exist; create the folder first or name a key file in one that does"
+            ) from None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -4,10 +4,14 @@ The referee speaks to each engine as the platform does: ``reset_board``,
 ``time_settings``, ``ready``; then ``genmove`` to the side to move (``unknown``
 until the first flip), and after every ply, to both engines, the echo (``move``
 or ``flip`` with the revealed piece) followed by ``time_left`` for the side that
-moved; at the end ``game_over`` and ``quit``. Every wait has a timeout, every
-engine fault ends the game with a reason code, and both engines are always
-stopped, also when the game is cancelled. Engines come from an
-:data:`~referee.engine_start.EngineFactory` (processes unless a caller says otherwise).
+moved; at the end ``game_over`` and ``quit``. Before ``ready`` an engine is told a
+rule set other than the platform's (``rule_set`` if it lists that extension, else the
+draw-limit commands), and under a per-move limit the mover hears, in ``time_left``
+before each ``genmove``, the time it may use for that move. Every wait has a
+timeout, every engine fault ends the game with a reason code (a game in which both
+engines fail at once is void), and both engines are always stopped, also when the
+game is cancelled. Engines come from an :data:`~referee.engine_start.EngineFactory`
+(processes unless a caller says otherwise).
 """
 
 import asyncio
@@ -32,7 +36,7 @@ from protocol.errors import (
     EngineTimeoutError,
     ProtocolError,
 )
-from protocol.messages import Command, Reply, parse_genmove_payload
+from protocol.messages import COMMAND_NAMES, Command, CommandId, Reply, parse_genmove_payload
 
 from .cpu import group_cpu_ticks
 from .deals import layout_from_secret
@@ -48,7 +52,10 @@ from .transcript import Transcript
 OPTIONAL_TIMEOUT: Final = 1.0
 """Seconds to wait for an answer to a command the platform itself never sends."""
 OLYMPIAD: Final = PRESETS["olympiad"]
-"""The platform's own rule set: its draw limits need not be told to an engine."""
+"""The platform's own rule set: it need not be told to an engine."""
+DRAW_LIMITS: Final = frozenset({"no_progress_limit", "repetition_count"})
+"""The rule-set fields the platform's own commands (``num_moves_to_draw``,
+``num_repetition``) can tell."""
 
 
 @dataclass
@@ -61,8 +68,25 @@ class _Fault(Exception):
     stopped_answering: bool = False
 
 
+@dataclass
+class _Void(Exception):
+    """Both engines failed at once: the game is void."""
+
+    words: str
+    """What happened, e.g. ``neither engine started``."""
+    faults: tuple[_Fault, _Fault]
+
+
+@dataclass(frozen=True)
+class _Allowance:
+    """What a mover had for a genmove: seconds allowed (margin included), and in words."""
+
+    seconds: float
+    words: str
+
+
 def fault_of(
-    player: int, error: EngineError, command: Command, *, allowance: float | None = None
+    player: int, error: EngineError, command: Command, *, allowance: _Allowance | None = None
 ) -> _Fault:
     """The one mapping from an engine error to the reason its engine loses by.
 
@@ -73,8 +97,8 @@ def fault_of(
     if isinstance(error, EngineTimeoutError):
         if allowance is not None:
             detail = (
-                f"no move within the {allowance:.3f}s allowed, nor in the "
-                f"{error.timeout - allowance:g}s after"
+                f"no move within the {allowance.seconds:.3f}s allowed ({allowance.words}, "
+                f"and the margin), nor in the {error.timeout - allowance.seconds:g}s after"
             )
             return _Fault(player, Reason.TIME_FORFEIT, detail, stopped_answering=True)
         detail = f"no reply to '{command.line()}' within {error.timeout:g}s"
@@ -117,18 +141,25 @@ class GameRunner:
     async def run(self) -> GameRecord:
         """Play the game to its end and build the record."""
         started = datetime.now(UTC)
-        fault: _Fault | None = None
+        ending: _Fault | _Void | None = None
         try:
-            await self._each(self._start)
-            await self._each(self._handshake)
+            await self._each(self._start, "neither engine started")
+            await self._each(self._handshake, "neither engine answered the start of the game")
             while self.game.outcome is None:
                 await self._turn()
-        except _Fault as found:
-            fault = found
+        except (_Fault, _Void) as found:
+            ending = found
         finally:
-            await self._stop_engines(fault)
+            over = ending is not None or self.game.outcome is not None
+            try:
+                await self._stop_engines(ending)
+            except asyncio.CancelledError:
+                if not over:
+                    raise
+                # The game is decided: its record is still made; the caller, whose task
+                # is being cancelled, stops after saving it (see Task.cancelling).
         seats = (self.seats[0].info, self.seats[1].info)
-        end = self._end(fault)
+        end = self._end(ending)
         return build_record(
             self.setup, self.secret, seats, self.plies, end, started, datetime.now(UTC)
         )
@@ -144,12 +175,20 @@ class GameRunner:
             raise _Fault(player, Reason.CRASH, f"could not start: {error}") from None
         seat.info.isolation = Isolation(seat.engine.isolation)
 
-    async def _each(self, action: Callable[[int], Coroutine[Any, Any, None]]) -> None:
-        """Run ``action`` for both players at once; re-raise the first player's fault first."""
+    async def _each(
+        self, action: Callable[[int], Coroutine[Any, Any, None]], both_failed: str
+    ) -> None:
+        """Run ``action`` for both players at once. One fault is raised as it is; a fault of
+        each player makes the game void (``both_failed`` says how, in words)."""
         results = await asyncio.gather(action(0), action(1), return_exceptions=True)
         for result in results:
-            if isinstance(result, BaseException):
+            if isinstance(result, BaseException) and not isinstance(result, _Fault):
                 raise result
+        faults = [result for result in results if isinstance(result, _Fault)]
+        if len(faults) == 2:
+            raise _Void(both_failed, (faults[0], faults[1]))
+        if faults:
+            raise faults[0]
 
     def _engine(self, player: int) -> EngineConnection:
         engine = self.seats[player].engine
@@ -164,22 +203,48 @@ class GameRunner:
             raise fault_of(player, error, command) from None
 
     async def _handshake(self, player: int) -> None:
-        """The platform's start of a game, then the courtesy questions.
+        """The platform's start of a game, the rules, then the courtesy questions.
 
         ``reset_board``, ``time_settings`` and ``ready`` are what the platform sends and
-        must be answered. The draw limits of a non-Olympiad rule set and ``name`` and
+        must be answered. Telling a non-Olympiad rule set and asking ``name`` and
         ``version`` are extras that an engine written for the platform may not answer:
         silence there costs it ``OPTIONAL_TIMEOUT`` seconds, not the game.
         """
         stall = self.setup.stall_timeout
+        info = self.seats[player].info
         await self._ask(player, Command.reset_board(), stall)
         await self._ask(player, Command.time_settings(self.setup.time_control.time_ms), stall)
-        for command in _draw_limit_commands(self.setup.rules):
-            await self._ask_optional(player, command)
+        if _differing_fields(self.setup.rules):
+            info.rules_told = await self._tell_rules(player)
         await self._ask(player, Command.ready(), stall)
-        info = self.seats[player].info
         info.engine_name = await self._ask_courtesy(player, Command.name())
         info.version = await self._ask_courtesy(player, Command.version())
+
+    async def _tell_rules(self, player: int) -> bool:
+        """Tell the engine the rule set; whether it accepted every field that differs from
+        the platform's.
+
+        A rule set that differs in more than its draw limits goes as ``rule_set`` to an
+        engine that lists that command; otherwise, or if the engine refuses it, the draw
+        limits go as ``num_repetition``/``num_moves_to_draw``.
+        """
+        rules = self.setup.rules
+        beyond_draw_limits = bool(_differing_fields(rules) - DRAW_LIMITS)
+        if beyond_draw_limits and await self._lists_rule_set(player):
+            told = await self._ask_optional(player, Command.rule_set(rules))
+            if told is not None and told.ok:
+                return True
+        accepted = True
+        for command in _draw_limit_commands(rules):
+            reply = await self._ask_optional(player, command)
+            accepted = accepted and reply is not None and reply.ok
+        return accepted and not beyond_draw_limits
+
+    async def _lists_rule_set(self, player: int) -> bool:
+        """Whether the engine's ``list_commands`` names the ``rule_set`` extension."""
+        reply = await self._ask_optional(player, Command.list_commands())
+        names = reply.payload.split() if reply is not None and reply.ok else []
+        return COMMAND_NAMES[CommandId.RULE_SET] in names
 
     async def _ask_optional(self, player: int, command: Command) -> Reply | None:
         """``_ask`` for a command the engine may leave unanswered (None then)."""
@@ -213,55 +278,84 @@ class GameRunner:
     async def _genmove(self, mover: int) -> tuple[Reply, float]:
         """The mover's genmove reply and its thinking time, charged to its clock.
 
-        A move that comes after the allowance (clock or per-move limit, and the margin)
-        loses on time. The referee still waits the stall timeout for it, to tell an engine
-        that answers late from one that stopped answering (only the latter is failing).
+        Under a per-move limit the mover first hears in ``time_left`` what it may use for
+        this move. A move that comes after the allowance (clock or per-move limit, and the
+        margin) loses on time. The referee still waits the stall timeout for it, to tell
+        an engine that answers late from one that stopped answering (only the latter is
+        failing).
         """
         side = self.game.side
+        if self.clock.control.move_time is not None:
+            await self._tell_move_limit(mover, side)
         command = Command.genmove("unknown" if side == UNDECIDED else COLOUR_NAMES[side])
-        allowance = self.clock.allowance(mover)
+        allowance = _Allowance(self.clock.allowance(mover), self.clock.left_words(mover))
         started = time.monotonic()
         try:
-            reply = await self._think(mover, command, allowance)
+            reply = await self._think(mover, command, allowance.seconds)
         except EngineError as error:
             self.clock.charge(mover, time.monotonic() - started)
             raise fault_of(mover, error, command, allowance=allowance) from None
         elapsed = time.monotonic() - started
         if not self.clock.charge(mover, elapsed):
-            detail = f"moved after {elapsed:.3f}s, {allowance:.3f}s allowed"
+            detail = (
+                f"moved after {elapsed:.3f}s with {allowance.words}: "
+                f"{allowance.seconds:.3f}s allowed with the margin"
+            )
             raise _Fault(mover, Reason.TIME_FORFEIT, detail)
         return reply, elapsed
+
+    async def _tell_move_limit(self, mover: int, side: Colour) -> None:
+        """``time_left`` to the mover with the time it may use for this move: its clock or
+        the per-move limit, whichever is less (for both colours while they are undecided)."""
+        colours = ("red", "black") if side == UNDECIDED else (COLOUR_NAMES[side],)
+        for colour in colours:
+            command = Command.time_left(colour, self.clock.limit_ms(mover))
+            await self._ask(mover, command, self.setup.stall_timeout)
 
     async def _think(self, player: int, command: Command, allowance: float) -> Reply:
         """Await a genmove reply, for at most the allowance and the stall timeout after it.
 
-        An engine whose process group uses no CPU for the stall timeout while it owes a
-        move within its allowance is stuck, and loses by ``stall`` without waiting for
-        its clock; past the allowance the move is lost on time and only a late answer is
-        awaited.
+        Only with an idle limit (``TimeControl.idle_limit``): an engine whose process group
+        uses no CPU for that long while it owes a move within its allowance is stuck, and
+        loses by ``stall`` without waiting for its clock; past the allowance the move is
+        lost on time and only a late answer is awaited.
         """
         engine = self._engine(player)
-        stall = self.setup.stall_timeout
         deadline = time.monotonic() + allowance
-        request = asyncio.ensure_future(engine.request(command, timeout=allowance + stall))
+        request = engine.request(command, timeout=allowance + self.setup.stall_timeout)
+        idle = self.clock.control.idle_limit
+        if idle is None or engine.pid is None:
+            return await request
+        return await self._watch_cpu(player, asyncio.ensure_future(request), idle, deadline)
+
+    async def _watch_cpu(
+        self, player: int, request: "asyncio.Future[Reply]", idle: float, deadline: float
+    ) -> Reply:
+        """Await ``request``, ending it by ``stall`` once the engine's processes have used no
+        CPU for ``idle`` seconds before the ``deadline`` of its allowance."""
+        pid = self._engine(player).pid
+        assert pid is not None
         last: int | None = None  # sampled only once the engine is slow to answer
         active = time.monotonic()
         while True:
-            done, _ = await asyncio.wait({request}, timeout=min(0.5, stall / 4))
+            done, _ = await asyncio.wait({request}, timeout=min(0.5, idle / 4))
             if done:
                 return request.result()
             if time.monotonic() >= deadline:
                 return await request
-            ticks = None if engine.pid is None else group_cpu_ticks(engine.pid)
+            ticks = group_cpu_ticks(pid)
             if ticks is None:
                 return await request
             if last is None or ticks > last:
                 last, active = ticks, time.monotonic()
-            elif time.monotonic() - active >= stall:
+            elif time.monotonic() - active >= idle:
                 request.cancel()
                 with contextlib.suppress(asyncio.CancelledError, EngineError):
                     await request
-                detail = f"no move and no CPU used for {stall:g}s while thinking"
+                detail = (
+                    f"no move and no CPU used for {idle:g}s while thinking "
+                    f"(the idle limit; it had {self.clock.left_words(player)})"
+                )
                 raise _Fault(player, Reason.STALL, detail, stopped_answering=True)
 
     def _judge(self, mover: int, reply: Reply) -> Move:
@@ -311,25 +405,27 @@ class GameRunner:
                 await self._ask(player, command, self.setup.stall_timeout)
 
         try:
-            await self._each(tell)
-        except _Fault:
+            await self._each(tell, "both engines failed after a ply")
+        except (_Fault, _Void):
             # A fault after the ply that ended the game on the board does not change its result.
             if self.game.outcome is None:
                 raise
 
-    async def _stop_engines(self, fault: _Fault | None) -> None:
+    async def _stop_engines(self, ending: _Fault | _Void | None) -> None:
         """Tell both engines the game is over and end them; an engine that stopped
         answering is killed at once, as it would not answer ``quit`` either."""
+        faults = _faults(ending)
+        silent = {fault.player for fault in faults if fault.stopped_answering}
 
         async def stop(player: int) -> None:
             engine = self.seats[player].engine
             if engine is None:
                 return
-            if fault is not None and fault.player == player and fault.stopped_answering:
+            if player in silent:
                 await engine.kill()
                 return
             with contextlib.suppress(Exception):
-                if fault is None:
+                if not faults:
                     await engine.request(Command.game_over("end"), timeout=1.0)
             await engine.quit()
 
@@ -341,8 +437,11 @@ class GameRunner:
         colour = self.seats[player].colour
         return COLOUR_NAMES[colour] if colour is not None else self.seats[player].spec.name
 
-    def _end(self, fault: _Fault | None) -> GameEnd:
-        """How the game ended: the fault's, or the board's."""
+    def _end(self, ending: _Fault | _Void | None) -> GameEnd:
+        """How the game ended: void, a fault's, or the board's."""
+        if isinstance(ending, _Void):
+            return self._void_end(ending)
+        fault = ending
         if fault is not None:
             winner = 1 - fault.player
             return GameEnd(
@@ -364,9 +463,38 @@ class GameRunner:
             result=outcome.description,
         )
 
+    def _void_end(self, void: _Void) -> GameEnd:
+        """A void game: no winner, the first player's reason, both faults in words."""
+        first = void.faults[0]
+        what = "; ".join(f"{self._label(f.player)} {f.reason.loser_words}" for f in void.faults)
+        return GameEnd(
+            winner=None,
+            reason=first.reason,
+            result=f"void: {void.words} ({what})",
+            detail="; ".join(f"{self._label(f.player)}: {f.detail}" for f in void.faults),
+            stopped_answering=first.stopped_answering,
+            void=True,
+        )
+
     def transcript(self) -> str:
         """The DCTP traffic of the game, one line per message, if it was kept."""
         return self.traffic.text() if self.traffic else ""
+
+
+def _faults(ending: _Fault | _Void | None) -> tuple[_Fault, ...]:
+    """The engine faults that ended a game: none, one, or both players'."""
+    if ending is None:
+        return ()
+    return ending.faults if isinstance(ending, _Void) else (ending,)
+
+
+def _differing_fields(rules: RuleSet) -> set[str]:
+    """The fields, other than the name, in which ``rules`` differ from the platform's."""
+    return {
+        field
+        for field in RuleSet.model_fields
+        if field != "name" and getattr(rules, field) != getattr(OLYMPIAD, field)
+    }
 
 
 def _draw_limit_commands(rules: RuleSet) -> list[Command]:

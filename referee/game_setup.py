@@ -18,8 +18,8 @@ from .engine_spec import EngineSpec
 from .timecontrol import TimeControl
 
 DEFAULT_STALL_TIMEOUT: Final = 5.0
-"""Seconds an engine gets to answer any command other than genmove, and to go without
-using any CPU while it owes a move."""
+"""Seconds an engine gets to answer any command other than genmove, and to answer a move
+it lost on time before it counts as having stopped answering."""
 MAX_STALL_TIMEOUT: Final = 600.0
 """The longest stall timeout a run may set, in seconds."""
 
@@ -28,8 +28,9 @@ StallTimeout = Annotated[
     Field(
         gt=0,
         le=MAX_STALL_TIMEOUT,
-        description="Seconds to answer anything but genmove, and to go without CPU while "
-        "owing a move.",
+        allow_inf_nan=False,
+        description="Seconds to answer anything but genmove, and to answer a move lost on "
+        "time before counting as having stopped answering.",
     ),
 ]
 """The type of a stall timeout, shared by every model that sets one."""

@@ -116,8 +116,9 @@ _FACTS: dict[Reason, _Facts] = {
         False,
         True,
         "stopped answering",
-        "the loser did not answer a command other than genmove in time, or its processes "
-        "used no CPU for that long while it owed a move (stuck, not thinking)",
+        "the loser did not answer a command other than genmove in time, or, under an idle "
+        "limit, its processes used no CPU for that long while it owed a move (stuck, not "
+        "thinking)",
     ),
     Reason.RESIGN: _Facts(False, False, "resigned", "the loser resigned (genmove answered a0 a0)"),
     Reason.FORFEIT: _Facts(

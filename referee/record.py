@@ -56,6 +56,12 @@ class PlayerInfo(BaseModel):
     isolation: Isolation | None = Field(
         default=None, description="How the engine was kept apart from the referee."
     )
+    rules_told: bool | None = Field(
+        default=None,
+        description="Under rules other than the platform's: whether the engine took them "
+        "(rule_set, or the draw-limit commands when only those differ); null when there was "
+        "nothing to tell or the game ended before.",
+    )
 
 
 class PlyRecord(BaseModel):

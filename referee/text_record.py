@@ -18,6 +18,7 @@ first. The last line is ``* <reason code> <player name> wins`` or
 ``* <reason code> draw``, with the reason codes of ``referee.reasons``.
 """
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -205,9 +206,12 @@ def _parse_body(lines: list[tuple[int, str]], names: tuple[str, str]) -> _Body:
             body.first = int(rest) - 1
         elif head == "time":
             try:
-                body.time_seconds = float(rest)
+                seconds = float(rest)
             except ValueError:
-                raise _fail(number, f"'time' must be seconds, got {rest!r}") from None
+                seconds = math.nan
+            if not math.isfinite(seconds):
+                raise _fail(number, f"'time' must be seconds, got {rest!r}")
+            body.time_seconds = seconds
         elif head.endswith(".") and head[:-1].isdigit():
             if body.result_line:
                 raise _fail(number, "moves after the result line")

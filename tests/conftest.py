@@ -10,9 +10,14 @@ from referee.deals import KEY_ENV
 
 CLOCK_FREE_FILES = frozenset(
     {
+        "test_cli_ctrl_c.py",
         "test_cli_defaults.py",
+        "test_cli_inputs.py",
+        "test_cli_positions.py",
         "test_elo.py",
+        "test_engine_any_referee.py",
         "test_engine_loop.py",
+        "test_from_records.py",
         "test_movegen_differential.py",
         "test_perft_fast.py",
         "test_perft_reference.py",

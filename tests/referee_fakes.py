@@ -22,9 +22,11 @@ from pathlib import Path
 from banqi_engine.rules import PRESETS
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
-from referee.match import MatchConfig, run_match
+from referee.match import MatchConfig
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
+from tournaments.match import open_match, run_match, start_match_folder
+from tournaments.runner import RunEvents, RunOptions
 
 FAKE_TEMPLATE = r"""
 import os, signal, subprocess, sys, time
@@ -209,7 +211,12 @@ def play(
         log_traffic=log_traffic,
         stall_timeout=stall_timeout,
     )
-    return asyncio.run(run_match(config, key, lambda record: None, start_engine=start_engine))
+    start_match_folder(open_match(config, seed_given=True))
+    events = RunEvents(lambda record, standings: None, lambda name, left, last: None)
+    options = RunOptions(
+        key=key, out=out, events=events, log_traffic=log_traffic, start_engine=start_engine
+    )
+    return asyncio.run(run_match(config, options))
 
 
 def process_state(pid: int) -> tuple[str, int] | None:

@@ -14,6 +14,7 @@ from tournaments.elo import (
     likelihood_of_superiority,
     pentanomial_elo,
     wdl_elo,
+    without_spread,
 )
 
 counts = st.integers(min_value=0, max_value=500)
@@ -148,13 +149,51 @@ def test_wdl_perfect_and_zero_scores() -> None:
 
 
 def test_wdl_all_draws() -> None:
+    # Every game the same result: variance 0, so no margin (not ± 0.0) and no LOS.
     estimate = wdl_elo(0, 12, 0)
     assert (estimate.score, estimate.elo, estimate.elo_error, estimate.los) == (
         0.5,
         0.0,
-        0.0,
+        None,
         None,
     )
+
+
+@pytest.mark.parametrize(
+    ("counts", "expected"),
+    [
+        ((0, 0, 0), False),
+        ((0, 3, 0), True),
+        ((1,), True),
+        ((0, 1, 0, 0, 0), True),
+        ((0, 1, 0, 0, 1), False),
+        ((5, 0, 1), False),
+    ],
+)
+def test_without_spread(counts: tuple[int, ...], expected: bool) -> None:
+    assert without_spread(counts) is expected
+
+
+def test_one_pair_claims_no_margin_and_no_los() -> None:
+    # One pair drawn and lost: s = 0.25, Elo -190.85; fastchess prints ± 0.00 and LOS 0.00%.
+    lost = pentanomial_elo([0, 1, 0, 0, 0])
+    assert lost.elo == pytest.approx(-400 * math.log10(3))
+    assert (lost.elo_error, lost.los) == (None, None)
+    # Its two games one by one (0-1-1) have a spread: the interval reaches 0, margin unbounded.
+    games = wdl_elo(0, 1, 1)
+    assert games.elo == pytest.approx(-400 * math.log10(3))
+    assert games.elo_error is None
+    assert games.los == pytest.approx(0.5 * (1 + math.erf(-1 / math.sqrt(2))))
+
+
+def test_two_different_pairs_have_figures() -> None:
+    # [DD+WL, WD]: pair scores 0.5 and 0.75 per game, s = 0.625, variance 0.015625 / 2 pairs.
+    estimate = pentanomial_elo([0, 0, 1, 1, 0])
+    se = math.sqrt(0.015625 / 2)
+    delta = Z_95 * se
+    expected = (logistic_elo(0.625 + delta) - logistic_elo(0.625 - delta)) / 2
+    assert estimate.elo_error == pytest.approx(expected, rel=1e-12)
+    assert estimate.los == pytest.approx(NormalDist().cdf(0.125 / se), rel=1e-9)
 
 
 def test_wdl_margin_unbounded_when_interval_reaches_a_bound() -> None:
@@ -218,21 +257,22 @@ def test_pentanomial_fastchess_reference_values(
 def test_pentanomial_edge_cases() -> None:
     empty = pentanomial_elo([0, 0, 0, 0, 0])
     assert (empty.score, empty.elo, empty.elo_error, empty.los) == (None, None, None, None)
+    # Every pair the same score: variance 0, so neither a margin nor a LOS (not 0% or 100%).
     all_won = pentanomial_elo([0, 0, 0, 0, 3])
-    assert (all_won.score, all_won.elo, all_won.elo_error, all_won.los) == (1.0, None, None, 1.0)
+    assert (all_won.score, all_won.elo, all_won.elo_error, all_won.los) == (1.0, None, None, None)
     all_lost = pentanomial_elo([2, 0, 0, 0, 0])
     assert (all_lost.score, all_lost.elo, all_lost.elo_error, all_lost.los) == (
         0.0,
         None,
         None,
-        0.0,
+        None,
     )
     all_even = pentanomial_elo([0, 0, 4, 0, 0])
-    assert (all_even.elo, all_even.elo_error, all_even.los) == (0.0, 0.0, None)
+    assert (all_even.elo, all_even.elo_error, all_even.los) == (0.0, None, None)
     # Every pair 1½ points: s = 0.75 with zero variance.
     all_wd = pentanomial_elo([0, 0, 0, 5, 0])
     assert all_wd.elo == pytest.approx(400 * math.log10(3))
-    assert (all_wd.elo_error, all_wd.los) == (0.0, 1.0)
+    assert (all_wd.elo_error, all_wd.los) == (None, None)
 
 
 @given(counts, counts, counts)
@@ -290,3 +330,18 @@ def test_pentanomial_score_equals_the_score_of_its_games(pairs: list[tuple[float
     else:
         assert pentanomial.score == pytest.approx(sum(games) / len(games), abs=1e-12)
         assert trinomial.score == pytest.approx(sum(games) / len(games), abs=1e-12)
+
+
+@given(st.lists(st.integers(min_value=0, max_value=50), min_size=5, max_size=5))
+def test_margin_and_pentanomial_los_exist_exactly_with_spread(penta: list[int]) -> None:
+    estimate = pentanomial_elo(penta)
+    if without_spread(penta) or not sum(penta):
+        assert (estimate.elo_error, estimate.los) == (None, None)
+    else:
+        assert estimate.los is not None
+        assert estimate.elo is None or estimate.elo_error is None or estimate.elo_error > 0
+    games = wdl_elo(penta[0], penta[1], penta[2])
+    if without_spread(penta[:3]):
+        assert games.elo_error is None
+    elif games.elo_error is not None:
+        assert games.elo_error > 0

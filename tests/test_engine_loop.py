@@ -16,6 +16,7 @@ from protocol.messages import (
     Reply,
     parse_genmove_payload,
     parse_reply_line,
+    rule_set_payload,
 )
 
 OLYMPIAD = PRESETS["olympiad"]
@@ -77,6 +78,7 @@ SIMPLE_ANSWERS = [
     ("3 known_command time_setting", "=3 true"),
     ("3 known_command time_settings", "=3 true"),
     ("3 known_command undo", "=3 false"),
+    ("3 known_command rule_set", "=3 true"),
     ("4 list_commands", "=4 " + "\n".join(COMMAND_NAMES.values())),
     ("5 quit", "=5"),
     ("6 boardsize 4 8", "=6"),
@@ -93,6 +95,7 @@ SIMPLE_ANSWERS = [
     ("17 showboard", "=17"),
     ("18 init_board " + OPENING, "=18"),
     ("18 init_board " + KIT_OPENING, "=18"),
+    ("19 rule_set " + rule_set_payload(PRESETS["hong-kong"]), "=19"),
 ]
 
 
@@ -114,7 +117,7 @@ def test_move_and_genmove_answers() -> None:
 def test_every_command_id_is_answered() -> None:
     engine = new_engine()
     answered = {int(line.split()[0]) for line, _ in SIMPLE_ANSWERS} | {10, 12}
-    assert answered == set(range(19))
+    assert answered == set(range(20))
     assert engine.quitting is False
     ok(engine, "5 quit")
     assert engine.quitting is True
@@ -215,14 +218,14 @@ def test_bad_inputs_are_refused_and_the_engine_goes_on() -> None:
     assert parse_genmove_payload(ok(engine, "12 genmove black")).move is not None
 
 
-def test_genmove_when_the_game_is_over() -> None:
+def test_genmove_for_a_side_with_no_legal_move_is_refused() -> None:
     engine = new_engine()
     ok(engine, "18 init_board " + RED_ONLY)
-    assert "the game is over (red wins: black has no legal move)" in refused(
-        engine, "12 genmove black"
-    )
-    assert "the game is over" in refused(engine, "12 genmove red")
-    assert "the game is over" in refused(engine, "10 move a8 b8")
+    assert "black has no legal move" in refused(engine, "12 genmove black")
+    assert "not black's" in refused(engine, "10 move a8 b8")
+    move = parse_genmove_payload(ok(engine, "12 genmove red")).move
+    assert engine.game.side == RED
+    assert move in engine.game.legal_moves()
 
 
 def test_draw_counts_change_the_rules_of_this_game_and_the_next() -> None:
@@ -234,7 +237,9 @@ def test_draw_counts_change_the_rules_of_this_game_and_the_next() -> None:
     ok(engine, "18 init_board K---/----/----/----/----/----/----/---k r 00000000000000")
     for line in ["10 move a8 a7", "10 move d1 d2", "10 move a7 a8", "10 move d2 d1"]:
         ok(engine, line)
-    assert "ply 4" in refused(engine, "9 num_moves_to_draw 3")
+    ok(engine, "9 num_moves_to_draw 3")
+    assert engine.game.outcome is not None
+    assert engine.game.outcome.description == "draw: 3 plies without flip or capture"
     ok(engine, "9 num_moves_to_draw 4")
     assert engine.game.outcome is not None
     assert engine.game.outcome.description == "draw: 4 plies without flip or capture"

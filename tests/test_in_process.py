@@ -9,7 +9,7 @@ import pytest
 from in_process_engines import engine_loop, engine_spec, in_process
 from referee_fakes import TEST_KEY, play
 
-import referee.match
+import tournaments.runner
 from banqi_engine.game import Game
 from banqi_engine.moves import move_from, step_move
 from banqi_engine.pieces import piece_from_letter
@@ -99,7 +99,7 @@ def test_an_in_process_engine_times_out_and_then_finishes_its_command_first() ->
     [
         ("illegal", 5.0, Reason.ILLEGAL_MOVE, "a1 d8: illegal move a1-d8", False),
         ("slow", 5.0, Reason.TIME_FORFEIT, "moved after 1.", False),
-        ("slow", 0.3, Reason.TIME_FORFEIT, "no move within the 0.300s allowed, nor", True),
+        ("slow", 0.3, Reason.TIME_FORFEIT, "no move within the 0.300s allowed (a 0.200s", True),
         ("crash", 5.0, Reason.UNREADABLE_REPLY, "genmove failed: ?12 internal error", False),
     ],
     ids=["illegal", "late", "silent", "crash"],
@@ -173,7 +173,7 @@ def test_a_match_derives_each_deal_secret_only_as_its_game_starts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     events: list[str] = []
-    derive = referee.match.deal_secret_of
+    derive = tournaments.runner.deal_secret_of
 
     def spy_secret(setup: GameSetup, key: bytes) -> str:
         events.append(f"secret {setup.game_id}")
@@ -185,7 +185,7 @@ def test_a_match_derives_each_deal_secret_only_as_its_game_starts(
         events.append(f"start {spec.name}")
         return await factory(spec, log)
 
-    monkeypatch.setattr(referee.match, "deal_secret_of", spy_secret)
+    monkeypatch.setattr(tournaments.runner, "deal_secret_of", spy_secret)
     specs = (
         engine_spec("a", "--level", "0", "--rules", "casual"),
         engine_spec("b", "--level", "0", "--rules", "casual"),

@@ -7,9 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from banqi_engine.rules import PRESETS, RuleSet
 from protocol.errors import CommandSyntaxError, ProtocolError, ReplySyntaxError
 from protocol.messages import (
     COMMAND_NAMES,
+    RULE_SET_MAX_CHARS,
     Command,
     CommandId,
     GenmoveAnswer,
@@ -19,6 +21,7 @@ from protocol.messages import (
     parse_command_line,
     parse_genmove_payload,
     parse_reply_line,
+    rule_set_from_payload,
 )
 
 KIT_INIT_BOARD = " ".join(["X"] * 32 + ["1", "1", "2", "2", "2", "2", "2", "2", "2", "2"])
@@ -57,6 +60,11 @@ EVERY_COMMAND = [
         Command(CommandId.INIT_BOARD, tuple(KIT_INIT_BOARD.split())),
         "18 init_board " + KIT_INIT_BOARD,
     ),
+    (
+        Command.rule_set(PRESETS["hong-kong"]),
+        '19 rule_set {"name":"hong-kong","capture_order":"KRNCGMP","cannon_capture":"step",'
+        '"cannon_move":"step","no_progress_limit":80,"repetition_count":3}',
+    ),
 ]
 
 
@@ -72,11 +80,12 @@ def test_command_line_round_trip(command: Command, line: str) -> None:
 
 
 def test_names_and_ids() -> None:
-    assert len(CommandId) == 19
+    assert len(CommandId) == 20
     assert COMMAND_NAMES[CommandId.TIME_SETTINGS] == "time_settings"
     assert command_id_for_name("time_settings") is CommandId.TIME_SETTINGS
     assert command_id_for_name("time_setting") is CommandId.TIME_SETTINGS
     assert command_id_for_name("init_board") is CommandId.INIT_BOARD
+    assert command_id_for_name("rule_set") is CommandId.RULE_SET
     assert command_id_for_name("genmov") is None
     for command, name in COMMAND_NAMES.items():
         assert command_id_for_name(name) is command
@@ -93,7 +102,14 @@ def test_parsing_dispatches_on_the_id_and_normalises() -> None:
 
 BAD_COMMANDS = [
     ("99 foo", 99, "unknown command id 99"),
-    ("19 init_board", 19, "unknown command id"),
+    ("20 init_board", 20, "unknown command id"),
+    ("19 rule_set", 19, "expected 1 argument"),
+    ("19 rule_set {} {}", 19, "expected 1 argument"),
+    ("19 rule_set {", 19, "rule_set: payload: Invalid JSON"),
+    ('19 rule_set {"cannon_move":"jump"}', 19, "cannon_move: Input should be 'step' or 'slide'"),
+    ('19 rule_set {"capture_order":"KGM"}', 19, "capture_order: Value error, must list"),
+    ('19 rule_set {"castling":true}', 19, "castling: Extra inputs are not permitted"),
+    ('19 rule_set {"name":"' + "n" * RULE_SET_MAX_CHARS + '"}', 19, "at most 1024"),
     ("12", 12, "missing command name"),
     ("12 genmove", 12, "expected 1 argument"),
     ("12 genmove red black", 12, "expected 1 argument"),
@@ -132,6 +148,25 @@ def test_bad_commands_name_their_id_and_reason(line: str, number: int, fragment:
     assert caught.value.id == number
     assert fragment in str(caught.value)
     assert isinstance(caught.value, ProtocolError)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        *PRESETS.values(),
+        RuleSet(name="house rules: été 🀄", capture_order="KRNCGMP", repetition_count=4),
+        RuleSet(name="🀄" * 5000, no_progress_limit=10_000, repetition_count=100),
+    ],
+    ids=[*PRESETS, "spaces-and-unicode", "longest"],
+)
+def test_a_rule_set_travels_in_one_bounded_ascii_word(rules: RuleSet) -> None:
+    line = Command.rule_set(rules).line()
+    payload = line.removeprefix("19 rule_set ")
+    assert payload.isascii() and payload.split() == [payload]
+    assert len(payload) <= RULE_SET_MAX_CHARS
+    parsed = parse_command_line(line)
+    told = rule_set_from_payload(parsed.args[0])
+    assert told == rules.model_copy(update={"name": rules.name[:64]})
 
 
 def test_command_syntax_error_pickles_with_its_id() -> None:

@@ -1,5 +1,6 @@
 """``banqi match`` as a user runs it: a real subprocess, its output, exit status and files."""
 
+import contextlib
 import json
 import shlex
 import shutil
@@ -89,7 +90,8 @@ def test_a_match_prints_a_line_per_game_and_a_summary(tmp_path: Path, fakes: lis
     assert lines[3].startswith(f"Score of {a} vs {b}: ")
     assert lines[4].startswith(f"  {a}: ")
     assert lines[5].startswith(f"  {b}: ")
-    assert len(lines) == 6
+    assert lines[6].startswith(f"  {a} vs {b}: 2 games, W-D-L ")
+    assert len(lines) == 7
     for game_id in ("g0001", "g0002"):
         record = read_record(record_path(out_good, game_id))
         assert not record.reason.is_fault
@@ -97,28 +99,44 @@ def test_a_match_prints_a_line_per_game_and_a_summary(tmp_path: Path, fakes: lis
         assert f"{record.reason.value}: {record.result}" in out
 
     status, out, err = finish(bad)
-    assert status == 0, err
+    assert status == 1, err
     assert "Traceback" not in out + err
-    assert out.count(f"0-1 {b}  crash: {b} wins: no-such-engine crashed (0 plies") == 2
-    assert "engine faults: 2" in out
-    for game_id in ("g0001", "g0002"):
-        record = read_record(record_path(out_bad, game_id))
-        assert (record.reason, record.winner, record.end_ply) == (Reason.CRASH, 1, 0)
-        assert "could not start" in record.detail
+    assert err.splitlines()[-1] == (
+        "Error: engine 'no-such-engine' (./no-such-engine) cannot start: no such file"
+    )
+    assert not out_bad.exists()  # no record, no standings, not even a folder
     assert running_scripts([beta]) == []
 
 
 def test_two_engines_with_one_long_name_get_numbered(tmp_path: Path) -> None:
-    command = str(tmp_path / ("engine-with-a-long-name-" * 5))
+    fake = write_fake(tmp_path, "engine-with-a-long-name-" * 4, legal=True)
+    command = shlex.join(fake.command)
     out = tmp_path / "run"
-    result = CliRunner().invoke(cli, ["match", command, command, "--games", "1", "--out", str(out)])
+    args = ["match", command, command, "--games", "1", "--rules", "casual", "--out", str(out)]
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     record = read_record(record_path(out, "g0001"))
     names = [p.name for p in record.players]
     assert names[0].endswith(" #1")
     assert names[1].endswith(" #2")
     assert names[0][:-3] == names[1][:-3]
-    assert record.reason == Reason.CRASH
+
+
+def test_engines_are_named_by_name_equals_command(tmp_path: Path) -> None:
+    alpha = write_fake(tmp_path, "alpha", legal=True)
+    out = tmp_path / "run"
+    engines = [f"{name}={shlex.join(alpha.command)}" for name in ("first", "second")]
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(
+            cli, ["match", *engines, "--rules", "casual", "--out", str(out)]
+        )
+        same = CliRunner().invoke(cli, ["match", f"x={alpha.script}", f"x={alpha.script}"])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in read_record(record_path(out, "g0001")).players] == ["first", "second"]
+    assert "Score of first vs second" in result.output
+    assert same.exit_code == 1
+    assert "both engines are named 'x'" in same.output
 
 
 def bad_arguments(tmp_path: Path) -> dict[str, tuple[str, ...]]:
@@ -187,11 +205,14 @@ def on_genmove(i, words):
 """
 
 RESIGNS_IN_THE_FIRST_GAME = """
-FIRST = first_process()
+FIRST = None  # whether this is the first process asked to move (the check asks none)
 slow_genmove = on_genmove
 
 
 def on_genmove(i, words):
+    global FIRST
+    if FIRST is None:
+        FIRST = first_process()
     if FIRST and genmoves == 2:
         reply(i, "a0 a0")
     else:
@@ -226,7 +247,8 @@ def test_ctrl_c_stops_the_match_cleanly_and_keeps_finished_records(
         interruptible=True,
     )
     try:
-        wait_for(process, lambda: len(slow.pids()) == 2 and len(other.pids()) == 2)
+        # each started for the check before the games, then for games 1 and 2
+        wait_for(process, lambda: len(slow.pids()) == 3 and len(other.pids()) == 3)
         time.sleep(0.5)
         assert process.poll() is None
         interrupted = time.monotonic()
@@ -245,7 +267,8 @@ def test_ctrl_c_stops_the_match_cleanly_and_keeps_finished_records(
     assert "[2/4]" not in stdout
     first = read_record(record_path(out, "g0001"))
     assert (first.reason, first.winner) == (Reason.RESIGN, 1)
-    assert record_path(out, "g0001").with_suffix(".txt").is_file()
+    assert first.withheld  # its pair is half played: run the same command to finish it
+    assert not record_path(out, "g0001").with_suffix(".txt").exists()
     assert not record_path(out, "g0002").exists()
     assert not [p for p in (out / "games").iterdir() if p.name.startswith(".")]
     assert running_scripts([slow, other]) == []
@@ -294,8 +317,13 @@ def test_the_summary_counts_wins_draws_and_losses_exactly(
     ]
     assert computed == pinned
     lines = stdout.splitlines()
-    assert len(lines) == 6, stdout  # the match line, a line per game, the summary: no faults
-    assert lines[3:] == pinned
+    # the match line, a line per game, the summary (no faults), the head-to-head line
+    assert len(lines) == 7, stdout
+    assert lines[3:6] == pinned
+    assert lines[6] == (
+        f"  {a} vs {b}: 2 games, W-D-L 0-1-1, Elo -190.8 ± inf, LOS 15.9%; "
+        "1 pair [0, 1, 0, 0, 0], Elo -190.8 ± n/a, LOS n/a"
+    )
     assert running_scripts([resigner, player]) == []
 
 
@@ -311,15 +339,55 @@ def test_a_seed_drawn_at_random_is_not_printed(tmp_path: Path, fakes: list[Fake]
     )
     status, stdout, stderr = finish(match)
     assert status == 0, stderr
-    assert ", seed drawn at random, records in " in stdout.splitlines()[0]
+    assert ", seed drawn at random, " in stdout.splitlines()[0]
     seed = read_record(record_path(out, "g0001")).seed
     assert str(seed) not in stdout + stderr
 
     flags = [f"--engine={fake.name}={shlex.join(fake.command)}" for fake in (alpha, beta)]
-    result = CliRunner().invoke(
-        cli, ["tournament", *flags, "--rules", "casual", "--out", str(tmp_path / "t")]
-    )
+    with contextlib.chdir(folder):
+        result = CliRunner().invoke(
+            cli, ["tournament", *flags, "--rules", "casual", "--out", str(tmp_path / "t")]
+        )
     assert result.exit_code == 0, result.output
     assert "seed drawn at random" in result.output
     drawn = json.loads((tmp_path / "t" / "tournament.json").read_text())["seed"]
     assert str(drawn) not in result.output
+
+
+def test_the_same_match_command_resumes_and_other_settings_are_refused(tmp_path: Path) -> None:
+    alpha = write_fake(tmp_path, "alpha", legal=True)
+    beta = write_fake(tmp_path, "beta", legal=True)
+    engines = [f"{fake.name}={shlex.join(fake.command)}" for fake in (alpha, beta)]
+    args = ["match", *engines, "--games", "3", "--concurrency", "2", "--rules", "casual"]
+    with contextlib.chdir(tmp_path):
+        first = CliRunner().invoke(cli, args)
+        records = sorted((tmp_path / "banqi-runs" / "match-alpha-vs-beta" / "games").glob("*.json"))
+        (tmp_path / "banqi-runs" / "match-alpha-vs-beta" / "games" / "g0003.json").unlink()
+        again = CliRunner().invoke(cli, args)
+        other = CliRunner().invoke(cli, [*args[:-4], "--games", "4", "--rules", "casual"])
+    assert first.exit_code == 0, first.output
+    assert [p.name for p in records] == ["g0001.json", "g0002.json", "g0003.json"]
+    assert again.exit_code == 0, again.output
+    assert "resuming with 2 games done" in again.output
+    assert "[3/3] g0003" in again.output and "g0001" not in again.output.split("resuming")[1]
+    assert "Score of alpha vs beta" in again.output and "(3 games)" in again.output
+    assert other.exit_code == 1
+    assert "holds a match with different settings" in other.output
+    assert "games: was 3, now 4" in other.output
+
+
+def test_an_engine_not_told_the_rules_is_named_once(tmp_path: Path) -> None:
+    fakes = [write_fake(tmp_path, n, legal=True, rules="hong-kong") for n in ("alpha", "beta")]
+    engines = [f"{fake.name}={shlex.join(fake.command)}" for fake in fakes]
+    args = ["match", *engines, "--games", "2", "--rules", "hong-kong", "--out", "run"]
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        f"warning: engine {name!r} does not take the rule_set command, so it was not told the "
+        "rules it is judged by (hong-kong); its illegal moves under them lose games"
+        for name in ("alpha", "beta")
+    ]
+    record = read_record(record_path(tmp_path / "run", "g0002"))
+    assert [p.rules_told for p in record.players] == [False, False]

@@ -66,8 +66,10 @@ SPIN_ON_GENMOVE = genmove_answer("while True: pass")
 DEFAULT_CLOCK = TimeControl()
 SHORT_CLOCK = TimeControl(time=0.5, margin_ms=100)
 SHORT_MOVE = TimeControl(time=60, move_time=0.3, margin_ms=100)
-THINKING_TIME = TimeControl(time=60, move_time=1.0, margin_ms=100)
-"""Longer than the stall timeout the spinning case uses: busy is thinking, not stuck."""
+THINKING_TIME = TimeControl(time=60, move_time=1.0, margin_ms=100, idle_limit=0.5)
+"""Longer than the idle limit: busy is thinking, not stuck."""
+IDLE_LIMIT = TimeControl(idle_limit=0.8)
+"""With 900 s on the clock, only the (opt-in) idle limit ends a move owed by a stuck engine."""
 
 
 @dataclass(frozen=True)
@@ -86,13 +88,29 @@ CASES = {
     "crash-second-seat": Case(CRASH_ON_GENMOVE, Reason.CRASH, 3, "return code 3", seat=1),
     "clean-exit": Case(EXIT_ON_ECHO, Reason.CRASH, 1, "return code 0"),
     "hang-genmove-clock": Case(
-        HANG_ON_GENMOVE, Reason.TIME_FORFEIT, 2, "nor", time_control=SHORT_CLOCK, stall_timeout=0.8
+        HANG_ON_GENMOVE,
+        Reason.TIME_FORFEIT,
+        2,
+        "s left on its clock, and the margin), nor in the 0.8s after",
+        time_control=SHORT_CLOCK,
+        stall_timeout=0.8,
     ),
     "hang-genmove-move-time": Case(
-        HANG_ON_GENMOVE, Reason.TIME_FORFEIT, 2, "nor", time_control=SHORT_MOVE, stall_timeout=0.8
+        HANG_ON_GENMOVE,
+        Reason.TIME_FORFEIT,
+        2,
+        "no move within the 0.400s allowed (a 0.300s limit a move, ",
+        time_control=SHORT_MOVE,
+        stall_timeout=0.8,
     ),
     "hang-echo": Case(HANG_ON_ECHO, Reason.STALL, 1, "flip", stall_timeout=0.8),
-    "hang-genmove-idle": Case(HANG_ON_GENMOVE, Reason.STALL, 2, "no CPU", stall_timeout=0.8),
+    "hang-genmove-idle": Case(
+        HANG_ON_GENMOVE,
+        Reason.STALL,
+        2,
+        "no CPU used for 0.8s while thinking (the idle limit",
+        time_control=IDLE_LIMIT,
+    ),
     "spin-genmove-clock": Case(
         SPIN_ON_GENMOVE, Reason.TIME_FORFEIT, 2, time_control=THINKING_TIME, stall_timeout=0.5
     ),

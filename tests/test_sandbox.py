@@ -262,7 +262,12 @@ def test_nothing_an_engine_starts_outlives_its_game(tmp_path: Path, isolation: I
         bad = tokened(hostile(tmp_path / "e", hang=False), token)
         good_fake = write_fake(tmp_path / "e", "good")
         good = EngineSpec(name="good", command=good_fake.command, cwd=good_fake.folder)
-        records = play(tmp_path / "run", (bad, good), start_engine=sandboxed_engines(isolation, []))
+        records = play(
+            tmp_path / "run",
+            (bad, good),
+            stall_timeout=60,  # forking 200 processes may take long on a loaded machine
+            start_engine=sandboxed_engines(isolation, []),
+        )
         assert records[0].plies, records[0].detail  # it played: the children were running
         assert left_after(token) == []
     finally:
@@ -277,7 +282,9 @@ def test_without_a_sandbox_only_the_process_group_is_stopped(tmp_path: Path) -> 
         bad = tokened(hostile(tmp_path / "e", hang=False), token)
         good_fake = write_fake(tmp_path / "e", "good")
         good = EngineSpec(name="good", command=good_fake.command, cwd=good_fake.folder)
-        records = play(tmp_path / "run", (bad, good), start_engine=start_engine_process)
+        records = play(
+            tmp_path / "run", (bad, good), stall_timeout=60, start_engine=start_engine_process
+        )
         assert records[0].players[0].isolation is Isolation.NONE
         assert len(left_after(token, timeout=1.0)) == 2
     finally:
@@ -298,11 +305,15 @@ def test_a_referee_killed_mid_game_takes_every_engine_process_with_it(
         args = ["match", *(engine.partition("=")[2] for engine in engines), "--games", "2"]
     else:
         args = ["tournament", *(f"--engine={engine}" for engine in engines)]
-    args += ["--time", "120", "--out", str(tmp_path / "run")]
+    # forking 200 processes before answering may take long on a loaded machine
+    args += ["--time", "120", "--stall-timeout", "60", "--out", str(tmp_path / "run")]
     process = run_cli(args, work, home, tmp_path / "out", HOSTILE_TOKEN=token)
+    state = tmp_path / "run" / f"{command}.json"  # written once the engines were checked
     try:
-        deadline = time.monotonic() + 30
-        while len(holders(token)) < 200 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60
+        while not (state.exists() and len(holders(token)) >= 200):
+            if time.monotonic() > deadline or process.poll() is not None:
+                break
             time.sleep(0.05)
         assert len(holders(token)) >= 200
         process.send_signal(stop)
@@ -327,7 +338,7 @@ folder, isolation = Path(sys.argv[1]), Isolation(sys.argv[2])
 specs = tuple(
     EngineSpec(name=n, command=(sys.executable, f"{n}.py"), cwd=folder) for n in ("hostile", "good")
 )
-play(folder / "run", specs, time_control=TimeControl(time=120),
+play(folder / "run", specs, time_control=TimeControl(time=120), stall_timeout=60,
      start_engine=sandboxed_engines(isolation, []))
 """
 
@@ -464,7 +475,8 @@ def test_the_sandbox_flag_decides_each_records_isolation(
     best = working_isolations()[0]
     expected = isolation or best
     args = match_args(tmp_path, tmp_path / "run", "--sandbox", flag)
-    result = CliRunner().invoke(cli, [*args, "--key-file", str(tmp_path / "k")])
+    with contextlib.chdir(tmp_path):  # the fakes write their notes in their folder
+        result = CliRunner().invoke(cli, [*args, "--key-file", str(tmp_path / "k")])
     assert result.exit_code == 0, result.output
     assert f"sandbox: {expected.value} (" in result.stderr
     record = read_record(record_path(tmp_path / "run", "g0001"))

@@ -192,6 +192,7 @@ class Captured:
 def captured(monkeypatch: pytest.MonkeyPatch) -> Captured:
     play = Captured()
     monkeypatch.setattr(command_module, "play_tournament", play)
+    monkeypatch.setattr(command_module, "check_before_games", lambda *args: None)
     return play
 
 

@@ -110,7 +110,8 @@ def test_crashes_are_lost_games(faulty_run: tuple[Path, str, str], engines: Path
         assert replay_game_record(record).ok
         assert f"{game_id} " in stdout
     assert stdout.count("FAULT") == len(CRASHER_GAMES)
-    assert (engines / "starts.txt").read_text().count("start") == len(CRASHER_GAMES)
+    checked_once = 1  # started and handshaken before the first game
+    assert (engines / "starts.txt").read_text().count("start") == checked_once + len(CRASHER_GAMES)
 
 
 def test_remaining_games_are_forfeited(faulty_run: tuple[Path, str, str]) -> None:
@@ -170,7 +171,7 @@ def test_resumed_run_keeps_the_engine_out(
     assert result.exit_code == 0, result.output
     assert "ENGINE FAILING: crasher" in result.stderr
     assert "its 2 remaining games are forfeited" in result.stderr
-    assert (engines / "starts.txt").read_text() == starts
+    assert (engines / "starts.txt").read_text() == starts + "start\n"  # the check only
     for game_id in FORFEITED[-2:]:
         assert load(tmp_path, game_id).reason == Reason.FORFEIT
 
@@ -199,12 +200,14 @@ def tracker_records() -> tuple[GameRecord, GameRecord]:
         ("CtU", False),
         ("ttt", False),
         ("CSI", True),
+        ("CVC", True),
+        ("VVV", True),
     ],
 )
 def test_failures_must_come_in_a_row(outcomes: str, out: bool) -> None:
     """C crash, T time (no answer at all), U unreadable, S stall, I illegal; W win, D draw,
     L board loss, t time (answered, too late); F forfeit (not counted); y: the opponent
-    crashed."""
+    crashed; V void (both engines failed: a failure of each)."""
     won, lost = tracker_records()
     faults = {
         "C": Reason.CRASH,
@@ -229,9 +232,21 @@ def test_failures_must_come_in_a_row(outcomes: str, out: bool) -> None:
             record = lost.model_copy(update={"reason": Reason.NO_LEGAL_MOVE})
         elif letter == "y":
             record = won.model_copy(update={"reason": Reason.CRASH})
+        elif letter == "V":
+            record = lost.model_copy(update={"reason": Reason.CRASH, "winner": None, "void": True})
         else:
             record = lost
         newly_out += tracker.add(record)
     assert ("x" in tracker.out) == out
-    assert newly_out == (["x"] if out else [])
-    assert "y" not in tracker.out
+    both_void = outcomes == "VVV"
+    assert newly_out == (["x", "y"] if both_void else ["x"] if out else [])
+    assert ("y" in tracker.out) == both_void
+
+
+def test_a_game_whose_engines_are_both_out_is_void() -> None:
+    engines = (EngineSpec(name="x", command=("x",)), EngineSpec(name="y", command=("y",)))
+    game = schedule(TournamentConfig(engines=engines), 1)[0]
+    record = forfeit_record(game, {"x", "y"}, deal_secret_of(game.setup, b"k" * 32))
+    assert record.void and record.winner is None
+    assert (record.score, record.points(0), record.points(1)) == ("void", 0.0, 0.0)
+    assert record.result == "void: both engines forfeited"

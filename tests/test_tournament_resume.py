@@ -334,22 +334,43 @@ def test_second_run_on_a_busy_folder_is_refused(finished_run: tuple[Path, Path, 
     with locked_run(out):
         result = CliRunner().invoke(tournament_command, tournament_args(out, key, engine))
     assert result.exit_code != 0
-    assert "another tournament run is using" in result.output
+    assert "another run is using" in result.output
 
 
-def test_resume_replaces_half_written_files(finished_run: tuple[Path, Path, str]) -> None:
+def test_resume_refuses_damaged_records_then_replays_them_once_moved_away(
+    finished_run: tuple[Path, Path, str],
+) -> None:
     out, key, engine = finished_run
     games = out / "games"
     (games / "r1-1-2-1.json").unlink()
     (games / "r1-1-2-2.json").write_text('{"format": "banqi-record/1", "game_')
+    (games / "r1-1-3-1.json").write_text((games / "r1-1-3-2.json").read_text())
     stale = [out / ".standings.json.k2j4.tmp", games / ".r1-1-2-1.json.x9q1.tmp"]
     for path in stale:
         path.write_text("half")
+    before = {p.name: p.read_bytes() for p in games.iterdir() if not p.name.startswith(".")}
+
+    refused = CliRunner().invoke(tournament_command, tournament_args(out, key, engine))
+    assert refused.exit_code == 1
+    assert "Traceback" not in refused.output
+    error = refused.output.splitlines()[-1]
+    assert error.startswith(f"Error: 2 damaged record(s) in {games}: ")
+    assert f"record {games / 'r1-1-2-2.json'} is not a valid banqi-record/1 record: " in error
+    assert "Invalid JSON" in error
+    assert f"record {games / 'r1-1-3-1.json'} is the record of game r1-1-3-2" in error
+    assert "move them out of the folder to have their games played again" in error
+    assert "[1/" not in refused.output
+    assert {p.name: p.read_bytes() for p in games.iterdir() if not p.name.startswith(".")} == (
+        before
+    )
+
+    (games / "r1-1-2-2.json").rename(out / "r1-1-2-2.json.damaged")
+    (games / "r1-1-3-1.json").unlink()
     result = CliRunner().invoke(tournament_command, tournament_args(out, key, engine))
     assert result.exit_code == 0, result.output
-    assert f"resuming with {GAMES - 2} games done" in result.output
+    assert f"resuming with {GAMES - 3} games done" in result.output
     played = sorted(line.split()[1] for line in result.output.splitlines() if line.startswith("["))
-    assert played == ["r1-1-2-1", "r1-1-2-2"]
+    assert played == ["r1-1-2-1", "r1-1-2-2", "r1-1-3-1"]
     assert [p for p in out.rglob("*") if p.name.endswith(".tmp")] == []
     assert read_record(games / "r1-1-2-2.json").game_id == "r1-1-2-2"
 

@@ -8,7 +8,7 @@ import asyncio
 import json
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,7 @@ from banqi_engine.rules import PRESETS
 from banqi_engine.squares import parse_square
 from referee.deal_records import DealRecords
 from referee.deals import deal_secret, layout_from_secret
-from referee.match import MatchConfig, run_match
+from referee.match import MatchConfig
 from referee.reasons import Reason
 from referee.record import GameRecord, RecordError, read_record, write_record
 from referee.replay import replay_game_record
@@ -34,6 +34,7 @@ from referee.storage import record_path, traffic_path
 from referee.text_record import format_text_record
 from referee.withheld import DETAIL_WITHHELD, complete, withhold
 from tournaments.config import TournamentConfig
+from tournaments.match import open_match, run_match, start_match_folder
 from tournaments.results import Standings
 from tournaments.runner import RunEvents, RunOptions, run_games
 from tournaments.schedule import ScheduledGame, schedule
@@ -55,6 +56,21 @@ def folder_text(out: Path) -> dict[str, str]:
         for path in sorted(out.rglob("*"))
         if path.is_file()
     }
+
+
+def game_files(files: dict[str, str]) -> list[str]:
+    """The paths among ``files`` that are a game's (records and transcripts)."""
+    return sorted(name for name in files if name.startswith("games/"))
+
+
+def play_match(config: MatchConfig, on_game: Callable[[GameRecord], None]) -> list[GameRecord]:
+    """Open (or resume) the match and play it in-process, telling ``on_game`` of each game."""
+    start_match_folder(open_match(config, seed_given=True))
+    events = RunEvents(lambda record, standings: on_game(record), lambda *_: None)
+    options = RunOptions(
+        key=TEST_KEY, out=config.out, events=events, log_traffic=True, start_engine=in_process()
+    )
+    return asyncio.run(run_match(config, options))
 
 
 def assert_nothing_of_the_deal(files: dict[str, str], seed: int, deal: str) -> None:
@@ -117,10 +133,10 @@ def test_a_match_withholds_each_deal_until_its_last_game_has_ended(
     config = MatchConfig(
         engines=ENGINES, games=3, rules=CASUAL, seed=SEED, out=out, log_traffic=True
     )
-    records = asyncio.run(run_match(config, TEST_KEY, on_game, start_engine=in_process()))
+    records = play_match(config, on_game)
 
     after_first = seen["g0001"]
-    assert sorted(after_first) == ["games/g0001.json"]
+    assert game_files(after_first) == ["games/g0001.json"]
     assert_nothing_of_the_deal(after_first, SEED, "0")
     withheld = json.loads(after_first["games/g0001.json"])
     assert withheld["withheld"] is True
@@ -130,9 +146,9 @@ def test_a_match_withholds_each_deal_until_its_last_game_has_ended(
     assert withheld == json.loads(withhold(originals["g0001"]).model_dump_json())
 
     paired = {f"games/g000{n}.{ext}" for n in (1, 2) for ext in ("json", "txt", "dctp.log")}
-    assert set(seen["g0002"]) == paired
+    assert set(game_files(seen["g0002"])) == paired
     alone = {f"games/g0003.{ext}" for ext in ("json", "txt", "dctp.log")}
-    assert set(seen["g0003"]) == paired | alone
+    assert set(game_files(seen["g0003"])) == paired | alone
 
     assert [r.game_id for r in records] == ["g0001", "g0002", "g0003"]
     for record in records:
@@ -145,10 +161,9 @@ class Stop(Exception):
     """Stands in for a run stopped, or a referee killed, between two games."""
 
 
-def test_a_match_that_stops_early_completes_its_half_pair(
+def test_a_match_stopped_after_half_a_pair_completes_it_when_run_again(
     tmp_path: Path, originals: dict[str, GameRecord]
 ) -> None:
-    """A match is never resumed: the partner of its last record will never be played."""
     out = tmp_path / "run"
 
     def stop(record: GameRecord) -> None:
@@ -159,9 +174,15 @@ def test_a_match_that_stops_early_completes_its_half_pair(
         engines=ENGINES, games=2, rules=CASUAL, seed=SEED, out=out, log_traffic=True
     )
     with pytest.raises(Stop):
-        asyncio.run(run_match(config, TEST_KEY, stop, start_engine=in_process()))
-    assert sorted(folder_text(out)) == [f"games/g0001.{ext}" for ext in ("dctp.log", "json", "txt")]
-    assert_complete(out, originals["g0001"], transcript=True)
+        play_match(config, stop)
+    files = folder_text(out)
+    assert game_files(files) == ["games/g0001.json"]
+    assert_nothing_of_the_deal(files, SEED, "0")
+
+    records = play_match(config, lambda record: None)
+    assert [r.game_id for r in records] == ["g0001", "g0002"]
+    assert_complete(out, originals["g0001"], transcript=False)  # the transcript died with the run
+    assert_complete(out, originals["g0002"], transcript=True)
 
 
 def two_engine_tournament(concurrency: int = 1) -> tuple[TournamentConfig, list[ScheduledGame]]:

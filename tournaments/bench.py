@@ -5,7 +5,6 @@ gives the CPU time of each side, so the referee's overhead per ply is measured
 apart from the engines' thinking and start-up.
 """
 
-import asyncio
 import resource
 import secrets
 import tempfile
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from banqi_engine.rules import RuleSet
 from referee.engine_spec import EngineSpec
+from referee.interrupt import run_interruptible
 from referee.record import read_record
 from referee.storage import record_path
 
@@ -62,7 +62,7 @@ def bench_referee(games: int, concurrency: int, rules: RuleSet) -> RefereeBench:
         referee_before = _cpu(resource.RUSAGE_SELF)
         engines_before = _cpu(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        asyncio.run(
+        run_interruptible(
             run_games(
                 scheduled, config, RunOptions(key=secrets.token_bytes(32), out=out, events=events)
             )

@@ -21,10 +21,22 @@ Pentanomial statistics (pairs of games, seats swapped; fastchess's ``EloPentanom
 
 Undefined values are ``None`` (where those tools print ``inf``, ``-inf`` or ``nan``)
     Head-to-head Elo: no games, or a score of 0 or 1 (the reports show ``-inf`` and
-    ``+inf``). Error margin: the Elo is undefined, or the 95% interval of the score reaches
-    0 or 1 (an unbounded margin; the reports show ``inf``). LOS: no decisive game
-    (trinomial), or no pairs or every pair scored exactly 1 point (pentanomial; with zero
-    variance and another score the pentanomial LOS is 0 or 1).
+    ``+inf``). Error margin: the Elo is undefined, the 95% interval of the score reaches 0 or
+    1 (an unbounded margin; the reports show ``inf``), or the sample has no spread (see
+    below; the reports show ``n/a``). LOS: no decisive game (trinomial), or no pairs or no
+    spread (pentanomial).
+
+Samples without spread (:func:`without_spread`)
+    When every game (trinomial) or every pair (pentanomial) scored the same, the sample
+    variance is 0 and the normal approximation would claim a margin of ``± 0`` and a
+    pentanomial LOS of exactly 0 or 1, as fastchess prints them (one pair won 1½-½ is
+    ``+190.8 ± 0.0, LOS 100%``). Such a sample says nothing about its own spread, so the
+    margin and the pentanomial LOS are left undefined instead; the Elo of the score is kept.
+    Samples with any spread give exactly the figures of the formulas above. (fishtest instead
+    puts 0.001 into every empty cell, which after one pair drawn and lost still claims
+    ``-189.7 ± 56.0`` and a LOS of 0.0%.)
+    The trinomial LOS needs no variance estimate (it tests the decisive games against an
+    even split) and stays defined: after 2 wins and nothing else it is 92.1%.
 """
 
 import math
@@ -43,7 +55,9 @@ class EloEstimate(BaseModel):
 
     score: float | None = Field(description="Mean score per game, 0 to 1; None without games.")
     elo: float | None = Field(description="Elo difference; None if undefined or infinite.")
-    elo_error: float | None = Field(description="95% error margin; None if undefined or infinite.")
+    elo_error: float | None = Field(
+        description="95% error margin; None if undefined (also without spread) or infinite."
+    )
     los: float | None = Field(description="Likelihood of superiority, 0 to 1; None if undefined.")
 
 
@@ -66,6 +80,13 @@ def likelihood_of_superiority(wins: int, losses: int) -> float | None:
     return 0.5 * (1 + math.erf((wins - losses) / math.sqrt(2 * (wins + losses))))
 
 
+def without_spread(counts: Sequence[int]) -> bool:
+    """Whether a sample (games by result, or pairs by score) is not empty and all in one
+    category: its variance is 0, so its margin and pentanomial LOS are undefined."""
+    _check_counts(*counts)
+    return max(counts, default=0) == sum(counts) > 0
+
+
 def wdl_elo(wins: int, draws: int, losses: int) -> EloEstimate:
     """Trinomial Elo, 95% error margin and LOS of a W-D-L record."""
     _check_counts(wins, draws, losses)
@@ -75,6 +96,8 @@ def wdl_elo(wins: int, draws: int, losses: int) -> EloEstimate:
     score = (2 * wins + draws) / (2 * games)
     variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / games
     elo, error = _elo_and_margin(score, math.sqrt(variance / games))
+    if without_spread((losses, draws, wins)):
+        error = None
     return EloEstimate(
         score=score, elo=elo, elo_error=error, los=likelihood_of_superiority(wins, losses)
     )
@@ -92,10 +115,9 @@ def pentanomial_elo(counts: Sequence[int]) -> EloEstimate:
     variance = sum(count * (k / 4 - score) ** 2 for k, count in enumerate(counts)) / pairs
     stdev = math.sqrt(variance / pairs)
     elo, error = _elo_and_margin(score, stdev)
-    if stdev > 0:
-        los: float | None = 0.5 * (1 + math.erf((score - 0.5) / (math.sqrt(2) * stdev)))
-    else:
-        los = None if score == 0.5 else float(score > 0.5)
+    if without_spread(counts):
+        return EloEstimate(score=score, elo=elo, elo_error=None, los=None)
+    los = 0.5 * (1 + math.erf((score - 0.5) / (math.sqrt(2) * stdev)))
     return EloEstimate(score=score, elo=elo, elo_error=error, los=los)
 
 

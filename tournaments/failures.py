@@ -26,13 +26,19 @@ class FailureTracker:
     out: set[str] = field(default_factory=set)
 
     def add(self, record: GameRecord) -> list[str]:
-        """Count a finished game; return the engines it puts out of the tournament."""
+        """Count a finished game (a void one is a failure of both engines); return the
+        engines it puts out of the tournament."""
         if record.reason is Reason.FORFEIT:
             return []
-        loser = None if record.winner is None else record.players[1 - record.winner].name
+        if record.void:
+            failed = {player.name for player in record.players}
+        elif record.winner is not None and record.loser_failed:
+            failed = {record.players[1 - record.winner].name}
+        else:
+            failed = set()
         newly_out = []
         for player in record.players:
-            if player.name == loser and record.loser_failed:
+            if player.name in failed:
                 self.in_a_row[player.name] = self.in_a_row.get(player.name, 0) + 1
                 self.last_fault[player.name] = f"{record.reason.value}: {record.detail}"
                 if self.in_a_row[player.name] >= self.limit and player.name not in self.out:
@@ -59,12 +65,18 @@ def forfeit_record(game: ScheduledGame, out_engines: set[str], secret: str) -> G
     setup = game.setup
     names = [spec.name for spec in setup.players]
     losers = [index for index, name in enumerate(names) if name in out_engines]
-    winner = None if len(losers) == 2 else 1 - losers[0]
-    if winner is None:
-        result = "draw: both engines forfeited"
+    if len(losers) == 2:
+        end = GameEnd(
+            winner=None,
+            reason=Reason.FORFEIT,
+            result="void: both engines forfeited",
+            detail=FORFEIT_DETAIL,
+            void=True,
+        )
     else:
+        winner = 1 - losers[0]
         result = f"{names[winner]} wins: {names[1 - winner]} {Reason.FORFEIT.loser_words}"
-    end = GameEnd(winner=winner, reason=Reason.FORFEIT, result=result, detail=FORFEIT_DETAIL)
+        end = GameEnd(winner=winner, reason=Reason.FORFEIT, result=result, detail=FORFEIT_DETAIL)
     players = (player_info(setup.players[0]), player_info(setup.players[1]))
     now = datetime.now(UTC)
     return build_record(setup, secret, players, [], end, now, now)

@@ -1,9 +1,9 @@
 """Running a whole tournament from a config and a run folder (resume included)."""
 
-import asyncio
 from pathlib import Path
 
 from referee.deals import new_seed
+from referee.interrupt import run_interruptible
 
 from .config import TournamentConfig
 from .results import Standings
@@ -21,5 +21,9 @@ def prepare(config: TournamentConfig, out: Path) -> tuple[TournamentState, list[
 def run_tournament(
     state: TournamentState, games: list[ScheduledGame], options: RunOptions
 ) -> Standings:
-    """Play the games that have no record yet; return the final standings."""
-    return asyncio.run(run_games(games, state.config, options))
+    """Play the games that have no record yet; return the final standings.
+
+    Ctrl-C stops the run cleanly and raises KeyboardInterrupt: the games being played are
+    cut short (their engines told to quit), the records being saved are finished.
+    """
+    return run_interruptible(run_games(games, state.config, options))

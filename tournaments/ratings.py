@@ -34,7 +34,9 @@ Ratings (the Elo of the standings)
     (``σ = 173.72/√(12·(8.5/12)·(3.5/12)) = 110.33``).
 
 Undefined values
-    A rating and its margin are ``None`` only for an engine without games.
+    A rating and its margin are ``None`` only for an engine without games (the standings
+    leave void games out). The virtual draws keep every margin finite and above 0, so the
+    ratings need no small-sample rule like the head-to-head figures' (:mod:`tournaments.elo`).
 """
 
 import math

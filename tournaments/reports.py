@@ -1,4 +1,5 @@
-"""The tournament reports: standings as plain text, Markdown and JSON, and their files.
+"""The tournament reports: standings as plain text, Markdown and JSON, and their files; a
+match's head-to-head line.
 
 JSON
     ``standings.json`` is :func:`standings_json`, the list of table rows; ``report.json``
@@ -13,8 +14,8 @@ from pydantic import TypeAdapter
 
 from referee.atomic import write_atomic
 
-from .report_tables import Table, report_tables
-from .results import StandingRow, Standings
+from .report_tables import Table, estimate_cells, report_tables
+from .results import PairStats, StandingRow, Standings
 
 
 def format_standings_text(standings: Standings) -> str:
@@ -86,3 +87,36 @@ def write_reports(out: Path, standings: Standings) -> None:
     write_atomic(out / "report.json", report_json(standings))
     write_atomic(out / "report.md", format_standings_markdown(standings))
     write_atomic(out / "report.txt", format_standings_text(standings))
+
+
+def format_head_to_head(stats: PairStats) -> str:
+    """One line of head-to-head figures from the first engine's side, e.g.
+    ``a vs b: 10 games, W-D-L 5-3-2, Elo +107.5 ± 215.8, LOS 87.2%; 5 pairs [0, 0, 3, 1, 1],
+    Elo +107.5 ± 143.7, LOS 95.3%``; void games, if any, follow the games (``12 games
+    (2 void)``). Cells as in the reports: ``n/a``, ``inf``, no margin for ``±inf``."""
+    void = f" ({stats.void} void)" if stats.void else ""
+    line = f"{stats.first} vs {stats.second}: {_count(stats.games, 'game')}{void}"
+    line += f", W-D-L {stats.wins}-{stats.draws}-{stats.losses}"
+    trinomial = (stats.losses, stats.draws, stats.wins)
+    line += _estimate_text(stats.elo, stats.elo_error, stats.los, trinomial)
+    line += f"; {_count(stats.pairs, 'pair')}"
+    if stats.pairs:
+        line += " [" + ", ".join(map(str, stats.pentanomial)) + "]"
+    return line + _estimate_text(
+        stats.penta_elo, stats.penta_elo_error, stats.penta_los, stats.pentanomial
+    )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def _estimate_text(
+    elo: float | None, error: float | None, los: float | None, counts: tuple[int, ...]
+) -> str:
+    """``, Elo E ± M, LOS P`` (no ``± M`` for an infinite Elo); empty without a sample."""
+    if not sum(counts):
+        return ""
+    elo_cell, error_cell, los_cell = estimate_cells(elo, error, los, counts)
+    margin = "" if error_cell == "-" else f" ± {error_cell}"
+    return f", Elo {elo_cell}{margin}, LOS {los_cell}"

@@ -50,20 +50,35 @@ class RunOptions:
     start_engine: EngineFactory = start_engine_process
 
 
+@dataclass(frozen=True)
+class RunSettings:
+    """What the runner needs of a run's config: its engines' names, how many games at once,
+    and how many failures in a row put an engine out."""
+
+    names: list[str]
+    concurrency: int
+    max_failures: int
+
+    @classmethod
+    def of(cls, config: TournamentConfig) -> "RunSettings":
+        """The settings of a tournament."""
+        return cls([spec.name for spec in config.engines], config.concurrency, config.max_failures)
+
+
 class _Run:
     """The games of one run, the records so far, and who is out."""
 
     def __init__(
-        self, games: list[ScheduledGame], config: TournamentConfig, options: RunOptions
+        self, games: list[ScheduledGame], settings: RunSettings, options: RunOptions
     ) -> None:
         self.games = games
         self.options = options
-        self.concurrency = config.concurrency
-        self.names = [spec.name for spec in config.engines]
+        self.concurrency = settings.concurrency
+        self.names = settings.names
         self.deals = [g.setup.deal for g in games]
         self.records = existing_records(options.out, [g.setup.game_id for g in games])
         self.saver = DealRecords(options.out, options.key, [g.setup for g in games], self.records)
-        self.tracker = FailureTracker(config.max_failures)
+        self.tracker = FailureTracker(settings.max_failures)
         for record in sorted(self.records.values(), key=lambda r: r.finished_at):
             self.tracker.add(record)
         self.queue = [g for g in games if g.setup.game_id not in self.records]
@@ -120,7 +135,7 @@ class _Run:
             secret = deal_secret_of(game.setup, options.key)
             forfeited = {spec.name for spec in game.setup.players} & self.tracker.out
             if forfeited:
-                await self.finish(forfeit_record(game, forfeited, secret))
+                await asyncio.shield(self.finish(forfeit_record(game, forfeited, secret)))
                 continue
             played = await play_game(
                 game.setup,
@@ -128,18 +143,29 @@ class _Run:
                 keep_traffic=options.log_traffic,
                 start_engine=options.start_engine,
             )
-            await self.finish(played.record, played.transcript)
+            # Saved whole even if the run is being stopped; then the worker stops too.
+            await asyncio.shield(self.finish(played.record, played.transcript))
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise asyncio.CancelledError
 
 
 async def run_games(
     games: list[ScheduledGame], config: TournamentConfig, options: RunOptions
 ) -> Standings:
+    """Play every scheduled game of a tournament that has no record in the run folder yet."""
+    return await run_scheduled(games, RunSettings.of(config), options)
+
+
+async def run_scheduled(
+    games: list[ScheduledGame], settings: RunSettings, options: RunOptions
+) -> Standings:
     """Play every scheduled game that has no record in the run folder yet.
 
-    ``config.concurrency`` games at a time; engines already out (from the records of an
+    ``settings.concurrency`` games at a time; engines already out (from the records of an
     earlier run) are reported first. Returns the final standings, also written.
     """
-    run = _Run(games, config, options)
+    run = _Run(games, settings, options)
     run.complete_ready()
     run.report_out(sorted(run.tracker.out))
     await asyncio.gather(*(run.worker() for _ in range(run.concurrency)))

@@ -11,7 +11,7 @@ import fcntl
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -21,6 +21,7 @@ from referee.record import GameRecord, RecordError, read_record
 from referee.storage import GAMES_DIR, record_path
 
 from .config import ConfigError, TournamentConfig
+from .differences import model_differences
 
 STATE_FILE = "tournament.json"
 LOCK_FILE = "tournament.lock"
@@ -48,33 +49,10 @@ class TournamentState(BaseModel):
     config: TournamentConfig
 
 
-def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(value, dict):
-        flat: dict[str, Any] = {}
-        for key, item in value.items():
-            flat.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
-        return flat
-    if isinstance(value, list):
-        flat = {}
-        for index, item in enumerate(value):
-            flat.update(_flatten(item, f"{prefix}[{index}]"))
-        return flat or {prefix: []}
-    return {prefix: value}
-
-
-def config_differences(saved: TournamentConfig, new: TournamentConfig) -> list[str]:
-    """Human-readable differences between two configs, ignoring resumable fields."""
-    old_flat = _flatten(saved.model_dump(mode="json", exclude=set(RESUMABLE_FIELDS)))
-    new_flat = _flatten(new.model_dump(mode="json", exclude=set(RESUMABLE_FIELDS)))
-    return [
-        f"{key}: was {old_flat.get(key, '(absent)')!r}, now {new_flat.get(key, '(absent)')!r}"
-        for key in sorted(set(old_flat) | set(new_flat))
-        if old_flat.get(key) != new_flat.get(key)
-    ]
-
-
 def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentState:
-    """Start a run folder, or reopen one after checking the config is the same.
+    """The run's state: the saved one, after checking the config is the same, or a new one
+    for a new or empty folder (written by ``start_run_folder``, once the engines have been
+    checked, so that a run refused for a broken engine can be started again with it fixed).
 
     A config without a seed takes the saved one; with a seed, it must match. The
     saved config holds the run's seed, also when the first run drew it at random.
@@ -90,7 +68,7 @@ def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentSt
             if config.seed is not None
             else config.model_copy(update={"seed": state.config.seed})
         )
-        differences = config_differences(state.config, wanted)
+        differences = model_differences(state.config, wanted, RESUMABLE_FIELDS)
         if differences:
             raise ConfigError(
                 f"{out} holds a tournament with a different config; resume it with the same "
@@ -99,44 +77,103 @@ def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentSt
         if any(getattr(state.config, f) != getattr(config, f) for f in RESUMABLE_FIELDS):
             state = state.model_copy(update={"config": wanted})
         return state
+    _check_new_run_folder(out)
     seed = config.seed if config.seed is not None else new_seed
-    state = TournamentState(
+    return TournamentState(
         created_at=datetime.now(UTC), seed=seed, config=config.model_copy(update={"seed": seed})
     )
-    write_atomic(path, state.model_dump_json(indent=2) + "\n")
-    return state
+
+
+def start_run_folder(out: Path, state: TournamentState) -> None:
+    """Write a new run's ``tournament.json`` (a resumed run's is left as it is)."""
+    path = out / STATE_FILE
+    if not path.exists():
+        write_atomic(path, state.model_dump_json(indent=2) + "\n")
+
+
+def _is_temporary(path: Path) -> bool:
+    """A half-written file an atomic write left behind (``.NAME.XXXX.tmp``)."""
+    return path.name.startswith(".") and path.name.endswith(".tmp")
+
+
+def _check_new_run_folder(out: Path) -> None:
+    """Refuse to start a tournament in a folder that holds anything but this run's lock:
+    records of another kind of run (a match's), or files of the user's."""
+    games = out / GAMES_DIR
+    if games.is_dir() and any(not _is_temporary(path) for path in games.iterdir()):
+        raise RunFolderError(
+            f"{out} holds game records but no {STATE_FILE}, so they are not a tournament's "
+            "(a match's?); a tournament starts in a new or empty folder: choose another --out"
+        )
+    others = sorted(
+        path.name
+        for path in out.iterdir()
+        if path.name not in (LOCK_FILE, GAMES_DIR) and not _is_temporary(path)
+    )
+    if others:
+        raise RunFolderError(
+            f"{out} is not a tournament's run folder (it has no {STATE_FILE}) and is not "
+            f"empty ({', '.join(others[:3])}{', ...' if len(others) > 3 else ''}); "
+            "a tournament starts in a new or empty folder: choose another --out"
+        )
 
 
 @contextlib.contextmanager
 def locked_run(out: Path) -> Iterator[None]:
-    """Hold the run folder for this process while it runs; RunLockedError if another holds it.
+    """Make the run folder if needed and hold it for this process while it runs;
+    RunFolderError if it cannot be made or locked, RunLockedError if another run holds it.
 
     The lock is an ``flock`` on ``tournament.lock``, so it ends with the process, however
     the process ends.
     """
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / LOCK_FILE).open("a", encoding="utf-8") as handle:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        handle = (out / LOCK_FILE).open("a", encoding="utf-8")
+    except OSError as error:
+        raise RunFolderError(
+            f"cannot create the run folder {out}: {error.strerror or error}"
+        ) from None
+    with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise RunLockedError(
-                f"another tournament run is using {out}; wait for it to end or stop it"
+                f"another run is using {out}; wait for it to end or stop it"
             ) from None
         yield
 
 
 def existing_records(out: Path, game_ids: list[str]) -> dict[str, GameRecord]:
-    """The valid records of scheduled games; half-written temp files are removed."""
+    """The records of scheduled games, by game id; half-written temp files are removed.
+
+    A record that cannot be read or is not a valid record of its game is not played
+    again in silence: RunFolderError names each such file and what is wrong with it.
+    """
     for folder in (out, out / GAMES_DIR):
         if folder.is_dir():
-            for stale in folder.glob(".*.tmp"):
-                stale.unlink(missing_ok=True)
+            for stale in folder.iterdir():
+                if _is_temporary(stale):
+                    stale.unlink(missing_ok=True)
     found = {}
+    problems = []
     for game_id in game_ids:
         path = record_path(out, game_id)
-        if path.exists():
-            try:
-                found[game_id] = read_record(path)
-            except RecordError:
-                continue
+        if not path.exists():
+            continue
+        try:
+            record = read_record(path)
+        except RecordError as error:
+            problems.append(str(error))
+            continue
+        if record.game_id != game_id:
+            problems.append(f"record {path} is the record of game {record.game_id}")
+            continue
+        found[game_id] = record
+    if problems:
+        raise RunFolderError(
+            f"{len(problems)} damaged record(s) in {out / GAMES_DIR}: "
+            + "; ".join(problems)
+            + ". Restore them, or move them out of the folder to have their games played "
+            "again, then run the same command"
+        )
     return found

@@ -1,0 +1,101 @@
+"""A match as a run: two engines, a fixed number of games in pairs, played by the tournament
+runner (games at once, records saved as they come, withheld pairs, failures in a row) and
+resumed by running the same command again.
+
+``match.json`` in the run folder holds the config and seed the match started with, as
+``tournament.json`` does for a tournament; the records in ``games/`` say which games exist.
+"""
+
+from datetime import UTC, datetime
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from referee.atomic import write_atomic
+from referee.match import MatchConfig, match_setups
+from referee.record import GameRecord
+from referee.storage import GAMES_DIR
+
+from .config import ConfigError
+from .differences import model_differences
+from .runner import RunOptions, RunSettings, run_scheduled
+from .schedule import ScheduledGame
+from .state import STATE_FILE, RunFolderError, existing_records
+
+MATCH_FILE: Final = "match.json"
+RESUMABLE_FIELDS: Final = frozenset({"concurrency", "sandbox", "log_traffic", "out"})
+"""Match settings that may change on resume: they do not change which games are played."""
+MAX_FAILURES: Final = 3
+"""Failures in a row after which an engine's remaining games of the match are forfeited."""
+
+
+class MatchState(BaseModel):
+    """What ``match.json`` holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["banqi-match/1"] = "banqi-match/1"
+    created_at: datetime
+    config: MatchConfig
+
+
+def match_games(config: MatchConfig) -> list[ScheduledGame]:
+    """The match's games for the runner: game ``i`` on deal ``i // 2``, seats swapped."""
+    return [ScheduledGame(setup, (0, 1), setup.deal) for setup in match_setups(config)]
+
+
+def open_match(config: MatchConfig, seed_given: bool) -> MatchState:
+    """The match's state: the saved one, after checking the config is the same, or a new
+    one (written by ``start_match_folder``, once the engines have been checked).
+
+    Without ``seed_given`` a resumed match keeps its saved seed. Refuses a folder that
+    holds another kind of run or records without a match, and a folder under a file.
+    """
+    out = config.out
+    path = out / MATCH_FILE
+    if path.exists():
+        try:
+            state = MatchState.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValidationError) as error:
+            raise RunFolderError(f"{path} is damaged or not a match's state: {error}") from None
+        wanted = config if seed_given else config.model_copy(update={"seed": state.config.seed})
+        differences = model_differences(state.config, wanted, RESUMABLE_FIELDS)
+        if differences:
+            raise ConfigError(
+                f"{out} holds a match with different settings; resume it with the same "
+                "settings or choose another --out. Differences: " + "; ".join(differences)
+            )
+        return state.model_copy(update={"config": wanted})
+    if out.exists() and not out.is_dir():
+        raise RunFolderError(f"cannot use {out} as the run folder: it is a file")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise RunFolderError(f"cannot create the run folder {out}: {parent} is a file")
+            break
+    if (out / STATE_FILE).exists():
+        raise RunFolderError(f"{out} holds a tournament, not a match; choose another --out")
+    if any((out / GAMES_DIR).glob("*.json")):
+        raise RunFolderError(
+            f"{out} holds game records but no {MATCH_FILE}; choose another --out (a match "
+            "never overwrites records)"
+        )
+    return MatchState(created_at=datetime.now(UTC), config=config)
+
+
+def start_match_folder(state: MatchState) -> None:
+    """Write a new match's ``match.json`` (a resumed match's is left as it is)."""
+    path = state.config.out / MATCH_FILE
+    if not path.exists():
+        (state.config.out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
+        write_atomic(path, state.model_dump_json(indent=2) + "\n")
+
+
+async def run_match(config: MatchConfig, options: RunOptions) -> list[GameRecord]:
+    """Play the match's games that have no record yet in its folder, ``config.concurrency``
+    at a time; return every record of the match, in game order."""
+    games = match_games(config)
+    names = [spec.name for spec in config.engines]
+    await run_scheduled(games, RunSettings(names, config.concurrency, MAX_FAILURES), options)
+    found = existing_records(config.out, [game.setup.game_id for game in games])
+    return [found[game.setup.game_id] for game in games if game.setup.game_id in found]
