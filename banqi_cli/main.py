@@ -7,9 +7,12 @@ import click
 from banqi_engine import __version__
 
 from .bench_referee import bench_referee_command
+from .deals_command import deals_command
 from .engine import engine_command
+from .gui_command import gui_command
 from .perft_commands import bench, perft_command
 from .referee_commands import match_command, reasons_command, replay_command
+from .sprt_command import sprt_command
 from .tournament_command import tournament_command
 
 
@@ -39,3 +42,6 @@ cli.add_command(match_command)
 cli.add_command(replay_command)
 cli.add_command(reasons_command)
 cli.add_command(tournament_command)
+cli.add_command(gui_command)
+cli.add_command(sprt_command)
+cli.add_command(deals_command)

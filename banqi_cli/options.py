@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import DEFAULT_RULES, PRESETS, RuleSet, resolve_rules
+from referee.deal_book import LoadedBook, read_deal_book
 from referee.deals import KeyFileError, key_locations, load_referee_key
 from referee.engine_check import EngineCheckError, check_engines
 from referee.engine_spec import EngineSpec
@@ -190,6 +191,43 @@ def time_control_options(function: F) -> F:
     return cast(F, command)
 
 
+def key_file_option(function: F) -> F:
+    """``--key-file KEY``: the referee key, if not in its default place."""
+    return click.option(
+        "--key-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Referee key the layouts are derived from (created if missing, in a folder "
+        "that must exist). "
+        "Default: $BANQI_REFEREE_KEY or ~/.config/banqi/referee.key.",
+    )(function)
+
+
+def deals_option(function: F) -> F:
+    """``--deals BOOK``: deal the run from a deal book; the callback receives ``deals`` (a
+    Path or None), for ``load_deal_book`` and ``engine_factory(deal_book=...)``."""
+    return click.option(
+        "--deals",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        metavar="BOOK",
+        help="Deal book (written by 'banqi deals', or by hand) whose deals the run plays in "
+        "order, its k-th deal from entry k, so that runs with other engines meet the same "
+        "layouts. Hidden from engines. Default: layouts derived from the referee key.",
+    )(function)
+
+
+def load_deal_book(path: Path | None) -> LoadedBook | None:
+    """The deal book of ``--deals``, read and checked (None without it); a clean error
+    naming the file, the entry and what is wrong."""
+    if path is None:
+        return None
+    try:
+        return read_deal_book(path)
+    except InputError as error:
+        raise click.ClickException(str(error)) from None
+
+
 def run_options(function: F) -> F:
     """``--seed``, ``--log-traffic``, ``--sandbox`` and ``--key-file``, shared by match and
     tournament."""
@@ -210,14 +248,7 @@ def run_options(function: F) -> F:
             "unshare), warning if none; required = refuse to run without one; off = plain "
             "processes.",
         ),
-        click.option(
-            "--key-file",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="Referee key the layouts are derived from (created if missing, in a folder "
-            "that must exist). "
-            "Default: $BANQI_REFEREE_KEY or ~/.config/banqi/referee.key.",
-        ),
+        key_file_option,
     ]
     for option in reversed(options):
         function = option(function)
@@ -245,16 +276,18 @@ def engine_factory(
     engines: tuple[EngineSpec, ...],
     *,
     quiet: bool = False,
+    deal_book: Path | None = None,
 ) -> EngineFactory:
     """How the run starts its engines; says once, on stderr, how they are isolated (unless
     ``quiet``; the warning that they are not isolated is always given).
 
-    Engines cannot see the key files nor the run folder, nor (the referee being made
-    non-dumpable) the referee's memory; a run that cannot give them what its mode asks, or
-    an engine that would have to see a secret, is refused here.
+    Engines cannot see the key files, the run's ``deal_book`` nor the run folder, nor (the
+    referee being made non-dumpable) the referee's memory; a run that cannot give them what
+    its mode asks, or an engine that would have to see a secret, is refused here.
     """
     keep_referee_private()
-    hidden = referee_secrets(key_locations(key_file), [out, RUNS_FOLDER])
+    books = [deal_book] if deal_book is not None else []
+    hidden = referee_secrets([*key_locations(key_file), *books], [out, RUNS_FOLDER])
     try:
         factory, isolation = process_engines(mode, hidden)
         if isolation is not Isolation.NONE:

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
+from referee.deal_book import LoadedBook
 from referee.deals import new_seed
 from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
 from referee.engine_start import EngineFactory
@@ -32,8 +33,10 @@ from .options import (
     RulesType,
     UntoldRules,
     check_before_games,
+    deals_option,
     engine_factory,
     field_option,
+    load_deal_book,
     referee_key,
     rules_option,
     run_options,
@@ -118,6 +121,7 @@ def default_match_folder(engines: tuple[EngineSpec, EngineSpec]) -> Path:
 @rules_option
 @time_control_options
 @run_options
+@deals_option
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -138,6 +142,7 @@ def match_command(
     log_traffic: bool,
     sandbox: str,
     key_file: Path | None,
+    deals: Path | None,
 ) -> None:
     """Play GAMES games between two DCTP engines; run it again to resume.
 
@@ -149,6 +154,7 @@ def match_command(
     """
     engines = engine_specs(engine_a, engine_b)
     key = referee_key(key_file)
+    book = load_deal_book(deals)
     folder = out if out is not None else default_match_folder(engines)
     config = MatchConfig(
         engines=engines,
@@ -162,13 +168,13 @@ def match_command(
         stall_timeout=stall_timeout,
         sandbox=SandboxMode(sandbox),
     )
-    start_engine = engine_factory(config.sandbox, key_file, folder, engines)
+    start_engine = engine_factory(config.sandbox, key_file, folder, engines, deal_book=deals)
     try:
-        state = open_match(config, seed_given=seed is not None)
+        state = open_match(config, seed_given=seed is not None, book=book)
         check_before_games(engines, start_engine, time_control, stall_timeout)
         with locked_run(folder):
             start_match_folder(state)
-            finished = play_with_progress(state.config, key, start_engine, seed)
+            finished = play_with_progress(state.config, key, start_engine, seed, book)
     except (InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
     for line in _summary(finished, (engines[0].name, engines[1].name)):
@@ -178,7 +184,11 @@ def match_command(
 
 
 def play_with_progress(
-    config: MatchConfig, key: bytes, start_engine: EngineFactory, seed: int | None
+    config: MatchConfig,
+    key: bytes,
+    start_engine: EngineFactory,
+    seed: int | None,
+    book: LoadedBook | None = None,
 ) -> list[GameRecord]:
     """Play the match's missing games, a line per game; Ctrl-C exits 130 keeping finished
     records."""
@@ -213,6 +223,7 @@ def play_with_progress(
         events=RunEvents(game_done, engine_out),
         log_traffic=config.log_traffic,
         start_engine=start_engine,
+        book=book,
     )
     try:
         return run_interruptible(run_match(config, options))

@@ -1,4 +1,5 @@
-"""``banqi tournament``: a round-robin between engine executables, resumable."""
+"""``banqi tournament``: a round-robin or a gauntlet between engine executables, resumable,
+and extendable with more rounds."""
 
 import os
 import time
@@ -9,12 +10,19 @@ import click
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.rules import RuleSet
+from referee.deal_book import LoadedBook
 from referee.engine_spec import split_command
 from referee.engine_start import EngineFactory
 from referee.errors import InputError
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
-from tournaments.config import TournamentConfig, config_from_data, demo_engines, load_config
+from tournaments.config import (
+    TournamentConfig,
+    TournamentFormat,
+    config_from_data,
+    demo_engines,
+    load_config,
+)
 from tournaments.play import prepare, run_tournament
 from tournaments.reports import format_standings_text
 from tournaments.results import Standings
@@ -25,8 +33,10 @@ from .options import (
     RUNS_FOLDER,
     UntoldRules,
     check_before_games,
+    deals_option,
     engine_factory,
     field_option,
+    load_deal_book,
     referee_key,
     rules_option,
     run_options,
@@ -75,17 +85,20 @@ TIME_PARAMETERS = {
     "idle_limit": "idle_limit",
 }
 """The time options and the TimeControl field each sets."""
+RENAMED = {"format": "format_"}
+"""Config fields whose option's parameter has another name (``format`` is a builtin)."""
 
 
 def _build_config(
     ctx: click.Context, config_file: Path | None, engine: tuple[str, ...], **flags: Any
 ) -> TournamentConfig:
     """The config from CONFIG or from the flags; a flag given on the command line wins
-    over the file or the demo's defaults, a time option only over its own field."""
+    over the file or the demo's defaults, a time option only over its own field of the
+    run's time control (an engine's own ``time`` table still wins for that engine)."""
     given = {
         name: value
         for name, value in flags.items()
-        if name != "time_control" and _from_command_line(ctx, name)
+        if name != "time_control" and _from_command_line(ctx, RENAMED.get(name, name))
     }
     time_given = {
         field: ctx.params[parameter]
@@ -156,30 +169,55 @@ def play_tournament(
     start_engine: EngineFactory,
     log_traffic: bool,
     quiet: bool,
+    book: LoadedBook | None = None,
 ) -> Standings:
     """Start or resume the run in ``out`` and play it to the end, with progress lines.
 
-    The folder is checked first, then the engines; only then is a new run's state written.
+    The folder (and the deal ``book``, if any) is checked first, then the engines; only
+    then is a new run's state written.
     """
-    state, games = prepare(config, out)
+    state, games = prepare(config, out, book)
     already = len(existing_records(out, [g.setup.game_id for g in games]))
     run = state.config
     check_before_games(run.engines, start_engine, run.time_control, run.stall_timeout)
     start_run_folder(out, state)
     if not quiet:
-        names = ", ".join(e.name for e in state.config.engines)
         click.echo(
-            f"tournament: {names}; {len(games)} games ({state.config.rounds} rounds), "
-            f"rules {state.config.rules.name}, time {state.config.time_control.describe()}, "
-            f"{seed_words(config.seed)}, {state.config.concurrency} at once, run folder {out}"
+            f"{_field_words(run)}; {len(games)} games ({run.rounds} rounds), "
+            f"rules {run.rules.name}, time {_time_words(run)}, "
+            f"{seed_words(config.seed)}, {run.concurrency} at once, run folder {out}"
             + (f"; resuming with {already} games done" if already else "")
         )
     progress = Progress(len(games), already, quiet)
     events = RunEvents(progress.game_done, progress.engine_out)
     options = RunOptions(
-        key=key, out=out, events=events, log_traffic=log_traffic, start_engine=start_engine
+        key=key,
+        out=out,
+        events=events,
+        log_traffic=log_traffic,
+        start_engine=start_engine,
+        book=book,
     )
     return run_tournament(state, games, options)
+
+
+def _field_words(config: TournamentConfig) -> str:
+    """``tournament: a, b, c`` or ``gauntlet: a against b, c``."""
+    gauntlet = config.gauntlet_names()
+    if not gauntlet:
+        return "tournament: " + ", ".join(e.name for e in config.engines)
+    others = [e.name for e in config.engines if e.name not in gauntlet]
+    return f"gauntlet: {', '.join(gauntlet)} against {', '.join(others)}"
+
+
+def _time_words(config: TournamentConfig) -> str:
+    """The run's time control, and each engine's own, e.g. ``60s+0s (alpha 30s+0s)``."""
+    own = [
+        f"{entry.name} {own_time.describe()}"
+        for index, entry in enumerate(config.engines)
+        if (own_time := config.own_time(index)) is not None
+    ]
+    return config.time_control.describe() + (f" ({', '.join(own)})" if own else "")
 
 
 @click.command("tournament")
@@ -199,7 +237,17 @@ def play_tournament(
     "--rounds",
     model=TournamentConfig,
     field="rounds",
-    help="In each round every pair plays one hidden layout twice, seats swapped.",
+    help="In each round every pairing plays one hidden layout twice, seats swapped. More "
+    "rounds than a run has resume it with the new rounds added.",
+)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice([f.value for f in TournamentFormat]),
+    default=TournamentFormat.ROUND_ROBIN.value,
+    show_default=True,
+    help="round-robin: every two engines meet; gauntlet: the first engine (or those marked "
+    "gauntlet = true in CONFIG) meets every other engine.",
 )
 @field_option(
     "--concurrency",
@@ -210,6 +258,7 @@ def play_tournament(
 @rules_option
 @time_control_options
 @run_options
+@deals_option
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -224,6 +273,7 @@ def tournament_command(
     config_file: Path | None,
     engine: tuple[str, ...],
     rounds: int,
+    format_: str,
     concurrency: int,
     rules: RuleSet,
     time_control: TimeControl,
@@ -234,8 +284,9 @@ def tournament_command(
     sandbox: str,
     quiet: bool,
     key_file: Path | None,
+    deals: Path | None,
 ) -> None:
-    """Run a round-robin between DCTP engines; run it again to resume.
+    """Run a round-robin or a gauntlet between DCTP engines; run it again to resume.
 
     Engines come from CONFIG.toml or --engine NAME=COMMAND; with neither, a demo
     between our engine's levels and a random player, at 10 s per side unless
@@ -249,6 +300,7 @@ def tournament_command(
             config_file,
             engine,
             rounds=rounds,
+            format=TournamentFormat(format_),
             concurrency=concurrency,
             rules=rules,
             time_control=time_control,
@@ -257,11 +309,12 @@ def tournament_command(
             sandbox=sandbox,
         )
         key = referee_key(key_file)
+        book = load_deal_book(deals)
         with locked_run(out):
             start_engine = engine_factory(
-                config.sandbox, key_file, out, config.engines, quiet=quiet
+                config.sandbox, key_file, out, config.engines, quiet=quiet, deal_book=deals
             )
-            standings = play_tournament(config, out, key, start_engine, log_traffic, quiet)
+            standings = play_tournament(config, out, key, start_engine, log_traffic, quiet, book)
     except (BanqiError, InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:
@@ -270,5 +323,8 @@ def tournament_command(
             err=True,
         )
         raise SystemExit(130) from None
-    click.echo(format_standings_text(standings), nl=False)
-    click.echo(f"standings: {out / 'standings.json'}  report: {out / 'report.md'}")
+    click.echo(format_standings_text(standings, config.gauntlet_names()), nl=False)
+    click.echo(
+        f"standings: {out / 'standings.json'}  page: {out / 'report.html'}  "
+        f"report: {out / 'report.md'}"
+    )

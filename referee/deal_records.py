@@ -4,8 +4,9 @@ The games of a deal (a pair, seats swapped) share one hidden layout. A finished 
 record is first written *withheld* (``referee.withheld``: no secret, no layout, flips as
 ``b6(?)``), with no text record; its DCTP transcript is held in memory. Once every game
 of the deal has a record, each withheld record of the deal is completed: the deal's
-secret is derived again from the referee key, and the transcript, the text record and
-the complete JSON record are written, in that order. So a referee killed at any moment
+secret is derived again from the referee key (or, for a run dealt from a deal book, the
+deal's entry is read from the book), and the transcript, the text record and the complete
+JSON record are written, in that order. So a referee killed at any moment
 leaves either a game without a record (it is played again, its partners still
 withheld) or a deal whose games all have records, which ``complete_ready`` completes
 when the run is opened again; only the held transcripts are lost then.
@@ -15,6 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .deal_book import LoadedBook, entries_by_deal
+from .deals import Deal, dealt
 from .game_setup import GameSetup, deal_secret_of
 from .record import GameRecord, write_record
 from .storage import record_path, save_game
@@ -32,9 +35,10 @@ class _Held:
 class DealRecords:
     """The records of one run's games, withheld until their deal is complete.
 
-    ``setups`` are every game of the run (they say which games share a deal); ``found``
-    the records already in the run folder, by game id. Holds no secret: a deal's secret
-    is derived from ``key`` when the deal is completed, and dropped after.
+    ``setups`` are every game of the run, in schedule order (they say which games share a
+    deal); ``found`` the records already in the run folder, by game id. Holds no secret and
+    no layout: a deal's is derived from ``key`` (or read from the run's deal ``book``, its
+    k-th distinct deal from entry k) when the deal is completed, and dropped after.
     """
 
     def __init__(
@@ -43,13 +47,16 @@ class DealRecords:
         key: bytes,
         setups: Iterable[GameSetup],
         found: Mapping[str, GameRecord],
+        book: LoadedBook | None = None,
     ) -> None:
         self._out = out
         self._key = key
+        self._book = book
         self._setups = {setup.game_id: setup for setup in setups}
         self._deals: dict[str, list[str]] = {}
         for setup in self._setups.values():
             self._deals.setdefault(setup.deal, []).append(setup.game_id)
+        self._entries = entries_by_deal(self._deals)
         self._recorded = set(found)
         self._withheld = {game_id: r for game_id, r in found.items() if r.withheld}
         self._held: dict[str, _Held] = {}
@@ -87,12 +94,18 @@ class DealRecords:
         games = [game_id for game_id in self._deals[deal] if game_id in self._withheld]
         if not games:
             return []
-        secret = deal_secret_of(self._setups[games[0]], self._key)
+        revealed = self._deal(self._setups[games[0]])
         completed = []
         for game_id in games:
             held = self._held.pop(game_id, None)
-            record = complete(self._withheld[game_id], secret, held.detail if held else None)
+            record = complete(self._withheld[game_id], revealed, held.detail if held else None)
             save_game(self._out, record, held.transcript if held else None)
             del self._withheld[game_id]
             completed.append(record)
         return completed
+
+    def _deal(self, setup: GameSetup) -> Deal:
+        """The deal of ``setup``: its book entry, or the shuffle of its secret."""
+        if self._book is not None:
+            return self._book.deal(self._entries[setup.deal])
+        return dealt(deal_secret_of(setup, self._key))

@@ -10,6 +10,10 @@ game's record holds its deal secret once every game of its deal has ended (until
 it is withheld, see ``referee.deal_records``), so anyone can check that the layout
 was the fair shuffle of that secret; the key itself, and so the other deals, stays
 private.
+
+A run may instead be dealt from a deal book (``referee.deal_book``), whose entries
+``banqi deals`` derives as HMAC-SHA256(referee key, book/seed/i). Either way a game is
+played on a ``Deal``: its layout, and its secret and book entry when it has them.
 """
 
 import hashlib
@@ -17,9 +21,13 @@ import hmac
 import os
 import random
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from banqi_engine.layout import random_layout
+from banqi_engine.pieces import Piece
 
 from .errors import InputError
 
@@ -104,6 +112,39 @@ def deal_secret(key: bytes, seed: int, deal: str) -> str:
     return hmac.new(key, f"{seed}/{deal}".encode(), hashlib.sha256).hexdigest()
 
 
+def book_secret(key: bytes, seed: int, index: int) -> str:
+    """The hex secret of entry ``index`` of the deal book made with this seed (``banqi
+    deals``); ``book/`` keeps it apart from every run's deal secrets."""
+    return hmac.new(key, f"book/{seed}/{index}".encode(), hashlib.sha256).hexdigest()
+
+
 def layout_from_secret(secret: str) -> list[int]:
     """The layout a deal secret stands for: a seeded shuffle of a full set."""
     return random_layout(random.Random(int(secret, 16)))
+
+
+class DealBookRef(BaseModel):
+    """Where a deal from a deal book (``referee.deal_book``) came from: the SHA-256 of the
+    book file and the index of its entry (0 for the first)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="SHA-256 of the book file.")
+    entry: int = Field(ge=0, description="Index of the book's entry, 0 for the first.")
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One deal's hidden layout and where it came from: the shuffle of its secret, or a deal
+    book's entry (with the entry's secret, when it has one)."""
+
+    layout: list[Piece]
+    secret: str | None = None
+    book: DealBookRef | None = None
+
+
+def dealt(deal: Deal | str) -> Deal:
+    """``deal`` itself, or, given a deal secret, the deal it shuffles to."""
+    if isinstance(deal, Deal):
+        return deal
+    return Deal(layout_from_secret(deal), secret=deal)

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Final
 
 from banqi_engine.errors import MoveError
@@ -39,10 +40,11 @@ from protocol.errors import (
 from protocol.messages import COMMAND_NAMES, Command, CommandId, Reply, parse_genmove_payload
 
 from .cpu import group_cpu_ticks
-from .deals import layout_from_secret
+from .deals import Deal, dealt
 from .engine_spec import EngineSpec
 from .engine_start import EngineFactory, start_engine_process
 from .game_setup import GameSetup
+from .live import end_live, live_view, write_live
 from .reasons import Reason
 from .record import GameEnd, GameRecord, PlayerInfo, PlyRecord, build_record, player_info
 from .sandbox import Isolation
@@ -117,25 +119,31 @@ class _Seat:
 
 
 class GameRunner:
-    """Plays one ``GameSetup`` dealt from its secret and returns its record (and, if asked,
-    the DCTP transcript)."""
+    """Plays one ``GameSetup`` on its deal (a Deal, or the secret it is the shuffle of) and
+    returns its record (and, if asked, the DCTP transcript)."""
 
     def __init__(
         self,
         setup: GameSetup,
-        secret: str,
+        deal: Deal | str,
         *,
         start_engine: EngineFactory = start_engine_process,
         keep_traffic: bool = False,
+        live_path: Path | None = None,
     ) -> None:
+        """``live_path``: where to keep the game's public live view while it runs."""
         self.setup = setup
-        self.secret = secret
-        self.layout = layout_from_secret(secret)
+        self.live_path = live_path
+        self.deal = dealt(deal)
+        self.layout = self.deal.layout
         self.game = Game(setup.rules)
-        self.clock = Clock(setup.time_control)
+        self.clock = Clock((setup.time_control_of(0), setup.time_control_of(1)))
         self.plies: list[PlyRecord] = []
         self.traffic = Transcript() if keep_traffic else None
-        self.seats = [_Seat(spec, player_info(spec)) for spec in setup.players]
+        self.seats = [
+            _Seat(spec, player_info(spec, own))
+            for spec, own in zip(setup.players, setup.own_time, strict=True)
+        ]
         self._start_engine = start_engine
 
     async def run(self) -> GameRecord:
@@ -143,6 +151,7 @@ class GameRunner:
         started = datetime.now(UTC)
         ending: _Fault | _Void | None = None
         try:
+            self._publish()
             await self._each(self._start, "neither engine started")
             await self._each(self._handshake, "neither engine answered the start of the game")
             while self.game.outcome is None:
@@ -150,6 +159,8 @@ class GameRunner:
         except (_Fault, _Void) as found:
             ending = found
         finally:
+            if self.live_path is not None:
+                end_live(self.live_path)
             over = ending is not None or self.game.outcome is not None
             try:
                 await self._stop_engines(ending)
@@ -161,7 +172,7 @@ class GameRunner:
         seats = (self.seats[0].info, self.seats[1].info)
         end = self._end(ending)
         return build_record(
-            self.setup, self.secret, seats, self.plies, end, started, datetime.now(UTC)
+            self.setup, self.deal, seats, self.plies, end, started, datetime.now(UTC)
         )
 
     # -- engine I/O ------------------------------------------------------------------
@@ -213,7 +224,7 @@ class GameRunner:
         stall = self.setup.stall_timeout
         info = self.seats[player].info
         await self._ask(player, Command.reset_board(), stall)
-        await self._ask(player, Command.time_settings(self.setup.time_control.time_ms), stall)
+        await self._ask(player, Command.time_settings(self.clock.controls[player].time_ms), stall)
         if _differing_fields(self.setup.rules):
             info.rules_told = await self._tell_rules(player)
         await self._ask(player, Command.ready(), stall)
@@ -285,7 +296,7 @@ class GameRunner:
         failing).
         """
         side = self.game.side
-        if self.clock.control.move_time is not None:
+        if self.clock.controls[mover].move_time is not None:
             await self._tell_move_limit(mover, side)
         command = Command.genmove("unknown" if side == UNDECIDED else COLOUR_NAMES[side])
         allowance = _Allowance(self.clock.allowance(mover), self.clock.left_words(mover))
@@ -323,7 +334,7 @@ class GameRunner:
         engine = self._engine(player)
         deadline = time.monotonic() + allowance
         request = engine.request(command, timeout=allowance + self.setup.stall_timeout)
-        idle = self.clock.control.idle_limit
+        idle = self.clock.controls[player].idle_limit
         if idle is None or engine.pid is None:
             return await request
         return await self._watch_cpu(player, asyncio.ensure_future(request), idle, deadline)
@@ -396,6 +407,7 @@ class GameRunner:
         self.plies.append(
             PlyRecord(player=mover, move=text, ms=round(elapsed * 1000), clocks_ms=clocks)
         )
+        self._publish()
         mover_colour = self.seats[mover].colour
         assert mover_colour is not None
         time_left = Command.time_left(COLOUR_NAMES[mover_colour], clocks[mover])
@@ -476,6 +488,12 @@ class GameRunner:
             void=True,
         )
 
+    def _publish(self) -> None:
+        """Rewrite the public live view (players, plies so far), if one is kept."""
+        if self.live_path is not None:
+            infos = [seat.info for seat in self.seats]
+            write_live(self.live_path, live_view(self.setup, infos, self.plies))
+
     def transcript(self) -> str:
         """The DCTP traffic of the game, one line per message, if it was kept."""
         return self.traffic.text() if self.traffic else ""
@@ -517,16 +535,21 @@ class PlayedGame:
 
 async def play_game(
     setup: GameSetup,
-    secret: str,
+    deal: Deal | str,
     *,
     keep_traffic: bool = False,
     start_engine: EngineFactory = start_engine_process,
+    live_path: Path | None = None,
 ) -> PlayedGame:
-    """Play one game dealt from ``secret``, keeping its DCTP transcript if asked.
+    """Play one game on ``deal`` (a Deal, or the secret it is the shuffle of), keeping its
+    DCTP transcript if asked.
 
-    Nothing is written: the caller saves the record and the transcript (see
+    Nothing is written but the live view at ``live_path`` while the game runs (if given;
+    removed at its end): the caller saves the record and the transcript (see
     ``referee.deal_records``); a game cut short keeps neither.
     """
-    runner = GameRunner(setup, secret, start_engine=start_engine, keep_traffic=keep_traffic)
+    runner = GameRunner(
+        setup, deal, start_engine=start_engine, keep_traffic=keep_traffic, live_path=live_path
+    )
     record = await runner.run()
     return PlayedGame(record, runner.transcript() if keep_traffic else None)

@@ -4,7 +4,8 @@ Plain data: the tournament's config and schedule, the match and the game runner
 all use it without importing the runner. A setup holds no secret: the deal's secret
 is derived from the referee key (``deal_secret_of``) when its game is about to be
 played, and again when the deal's records are completed, so the referee holds the
-secret of the deal being played, not a whole run's.
+secret of the deal being played, not a whole run's. (A run dealt from a deal book reads
+the deal's entry from the book at those moments instead: ``referee.deal_book``.)
 """
 
 from typing import Annotated, Final
@@ -49,6 +50,15 @@ class GameSetup(BaseModel):
     seed: int
     deal: str = Field(description="Which deal of the run; paired games share one.")
     stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
+    own_time: tuple[TimeControl | None, TimeControl | None] = Field(
+        default=(None, None),
+        description="Each player's own time control where it has one (time odds); None: "
+        "time_control.",
+    )
+
+    def time_control_of(self, player: int) -> TimeControl:
+        """The time control ``player``'s clock runs by."""
+        return self.own_time[player] or self.time_control
 
 
 def game_setup(
@@ -61,6 +71,7 @@ def game_setup(
     rules: RuleSet,
     time_control: TimeControl,
     stall_timeout: float,
+    own_time: tuple[TimeControl | None, TimeControl | None] = (None, None),
 ) -> GameSetup:
     """The setup of one game."""
     return GameSetup(
@@ -72,6 +83,7 @@ def game_setup(
         seed=seed,
         deal=deal,
         stall_timeout=stall_timeout,
+        own_time=own_time,
     )
 
 

@@ -3,7 +3,9 @@
 A record is *withheld* while another game of its deal has not ended: it then has no
 ``deal_secret`` and no ``layout``, and its flips hide their pieces (``b6(?)``); see
 ``referee.withheld`` and ``referee.deal_records``. A complete record reads and is
-written exactly as before withheld records existed.
+written exactly as before withheld records existed. A game dealt from a deal book
+(``referee.deal_book``) says so in ``deal_book`` (the book's SHA-256 and the entry), and
+has a ``deal_secret`` only when the entry has one.
 """
 
 from dataclasses import dataclass
@@ -28,7 +30,7 @@ from banqi_engine.notation import format_hidden_flip, parse_ply
 from banqi_engine.rules import RuleSet
 
 from .atomic import write_atomic
-from .deals import layout_from_secret
+from .deals import Deal, DealBookRef, dealt
 from .engine_spec import EngineSpec
 from .errors import InputError
 from .game_setup import GameSetup
@@ -62,6 +64,19 @@ class PlayerInfo(BaseModel):
         "(rule_set, or the draw-limit commands when only those differ); null when there was "
         "nothing to tell or the game ended before.",
     )
+    time_control: TimeControl | None = Field(
+        default=None,
+        description="This player's own time control (time odds); absent when it played by "
+        "the record's time_control, as in every record written before time odds existed.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _leave_out_shared_time(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``time_control`` only when the player had a time control of its own."""
+        data: dict[str, Any] = handler(self)
+        if self.time_control is None:
+            data.pop("time_control", None)
+        return data
 
 
 class PlyRecord(BaseModel):
@@ -90,6 +105,11 @@ class GameRecord(BaseModel):
     first: int = Field(ge=0, le=1, description="Index of the player who moved first.")
     seed: int
     deal: str = Field(description="Which deal of the run; paired games share one.")
+    deal_book: DealBookRef | None = Field(
+        default=None,
+        description="The deal book entry the layout was dealt from; absent when the layout "
+        "is the shuffle of a secret derived from the referee key.",
+    )
     withheld: bool = Field(
         default=False,
         description="Another game of the deal had not ended when the record was written: "
@@ -98,7 +118,8 @@ class GameRecord(BaseModel):
     deal_secret: str | None = Field(
         default=None,
         pattern=r"^[0-9a-f]{64}$",
-        description="Hex secret the layout was shuffled from (absent while withheld).",
+        description="Hex secret the layout was shuffled from (absent while withheld, and for "
+        "a deal book's entry that has none).",
     )
     layout: str | None = Field(
         default=None,
@@ -126,15 +147,22 @@ class GameRecord(BaseModel):
 
     @model_validator(mode="after")
     def _check_withheld(self) -> Self:
-        """A complete record has its secret and layout; a withheld one neither, and hides
-        every flip's piece. A void game has no winner."""
+        """A complete record has its layout, and its secret unless it was dealt from a deal
+        book; a withheld one has neither, and hides every flip's piece. A void game has no
+        winner."""
         if self.void and self.winner is not None:
             raise ValueError("a void game has no winner")
         if not self.withheld:
-            missing = [name for name in ("deal_secret", "layout") if getattr(self, name) is None]
+            optional = ("deal_secret",) if self.deal_book is not None else ()
+            missing = [
+                name
+                for name in ("deal_secret", "layout")
+                if getattr(self, name) is None and name not in optional
+            ]
             if missing:
                 raise ValueError(
-                    f"{' and '.join(missing)} missing: only a withheld record leaves them out"
+                    f"{' and '.join(missing)} missing: only a withheld record leaves them out "
+                    "(and a record dealt from a deal book entry without a secret, the secret)"
                 )
             return self
         if self.deal_secret is not None or self.layout is not None:
@@ -154,12 +182,16 @@ class GameRecord(BaseModel):
     @model_serializer(mode="wrap")
     def _leave_out_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """A complete record is written without ``withheld``, a withheld one without
-        ``deal_secret`` and ``layout``; ``void`` only when it is true."""
+        ``deal_secret`` and ``layout``; ``void`` only when it is true; ``deal_book`` and
+        ``deal_secret`` only when they are known."""
         data: dict[str, Any] = handler(self)
         for name in ("deal_secret", "layout") if self.withheld else ("withheld",):
             data.pop(name, None)
         if not self.void:
             data.pop("void", None)
+        for name in ("deal_book", "deal_secret"):
+            if data.get(name, "") is None:
+                del data[name]
         return data
 
     @property
@@ -198,15 +230,16 @@ class GameEnd:
 
 def build_record(
     setup: GameSetup,
-    secret: str,
+    deal: Deal | str,
     players: tuple[PlayerInfo, PlayerInfo],
     plies: list[PlyRecord],
     end: GameEnd,
     started_at: datetime,
     finished_at: datetime,
 ) -> GameRecord:
-    """The record of a finished (or forfeited) game of ``setup`` dealt from ``secret``,
-    its layout revealed."""
+    """The record of a finished (or forfeited) game of ``setup`` on ``deal`` (a Deal, or the
+    secret it is the shuffle of), its layout revealed."""
+    dealt_from = dealt(deal)
     return GameRecord(
         game_id=setup.game_id,
         rules=setup.rules,
@@ -215,8 +248,9 @@ def build_record(
         first=setup.first,
         seed=setup.seed,
         deal=setup.deal,
-        deal_secret=secret,
-        layout=format_layout(layout_from_secret(secret)),
+        deal_book=dealt_from.book,
+        deal_secret=dealt_from.secret,
+        layout=format_layout(dealt_from.layout),
         started_at=started_at,
         finished_at=finished_at,
         plies=plies,
@@ -230,9 +264,10 @@ def build_record(
     )
 
 
-def player_info(spec: EngineSpec) -> PlayerInfo:
-    """A seat's record entry before the engine has said anything."""
-    return PlayerInfo(name=spec.name, command=list(spec.command))
+def player_info(spec: EngineSpec, time_control: TimeControl | None = None) -> PlayerInfo:
+    """A seat's record entry before the engine has said anything; ``time_control`` is its own
+    one, if it has one (time odds)."""
+    return PlayerInfo(name=spec.name, command=list(spec.command), time_control=time_control)
 
 
 def write_record(record: GameRecord, path: Path) -> None:

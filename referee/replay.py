@@ -172,14 +172,15 @@ def _replay_withheld(record: GameRecord, rules: RuleSet) -> ReplayReport:
 
 
 def replay_game_record(record: GameRecord, rules: RuleSet | None = None) -> ReplayReport:
-    """Check a JSON record: layout from its secret, flips against it, every ply, the end
-    (a withheld record: ``_replay_withheld``)."""
+    """Check a JSON record: its layout against its secret (a deal book's entry may have
+    none), flips against the layout, every ply, the end (a withheld record:
+    ``_replay_withheld``)."""
     if record.withheld:
         return _replay_withheld(record, rules or record.rules)
-    assert record.layout is not None and record.deal_secret is not None  # not withheld
+    assert record.layout is not None  # not withheld
     layout = parse_layout(record.layout)
     report_problems: list[str] = []
-    if layout_from_secret(record.deal_secret) != layout:
+    if record.deal_secret is not None and layout_from_secret(record.deal_secret) != layout:
         report_problems.append("the layout is not the shuffle of the recorded deal secret")
     start = parse_position(OPENING)
     moves: list[tuple[int | None, str]] = [(p.player, p.move) for p in record.plies]

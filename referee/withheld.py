@@ -3,7 +3,8 @@
 While another game of its deal has not ended, a game's record must not show the layout:
 ``withhold`` drops the deal secret and the layout, writes every flip as ``b6(?)``, and cuts
 an illegal move's ``detail`` to the move (the referee's words on why it was illegal may
-name a face-up piece). ``complete`` puts everything back from the deal's secret.
+name a face-up piece). ``complete`` puts everything back from the deal: the shuffle of its
+secret, or its deal book entry.
 """
 
 from typing import Final
@@ -13,7 +14,7 @@ from banqi_engine.moves import move_from
 from banqi_engine.notation import format_flip, format_hidden_flip, parse_ply
 from banqi_engine.pieces import Piece
 
-from .deals import layout_from_secret
+from .deals import Deal, dealt
 from .reasons import Reason
 from .record import GameRecord, PlyRecord
 
@@ -39,16 +40,19 @@ def withhold(record: GameRecord) -> GameRecord:
     )
 
 
-def complete(record: GameRecord, secret: str, detail: str | None = None) -> GameRecord:
-    """A withheld ``record`` with its deal revealed from ``secret``: the secret, the layout
-    and every flip's piece; ``detail`` is the original detail, if the referee still has it."""
-    layout = layout_from_secret(secret)
+def complete(record: GameRecord, deal: Deal | str, detail: str | None = None) -> GameRecord:
+    """A withheld ``record`` with its ``deal`` (a Deal, or the secret it is the shuffle of)
+    revealed: the secret if known, the layout and every flip's piece; ``detail`` is the
+    original detail, if the referee still has it."""
+    revealed = dealt(deal)
+    layout = revealed.layout
     plies = [_with_move(ply, _reveal(ply.move, layout)) for ply in record.plies]
     return GameRecord(
         **{
             **dict(record),
             "withheld": False,
-            "deal_secret": secret,
+            "deal_book": revealed.book,
+            "deal_secret": revealed.secret,
             "layout": format_layout(layout),
             "plies": plies,
             "detail": record.detail if detail is None else detail,

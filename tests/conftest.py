@@ -29,6 +29,7 @@ CLOCK_FREE_FILES = frozenset(
         "test_rules_model.py",
         "test_search.py",
         "test_smoke_perft.py",
+        "test_sprt.py",
         "test_standings.py",
         "test_transcript.py",
     }

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from test_standings import RESULTS, game
 
+from tournaments.report_page import report_page
 from tournaments.reports import (
     format_head_to_head,
     format_standings_markdown,
@@ -99,6 +100,7 @@ def test_reports_without_engines() -> None:
 def test_write_reports(tmp_path: Path, standings: Standings) -> None:
     write_reports(tmp_path, standings)
     assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "report.html",
         "report.json",
         "report.md",
         "report.txt",
@@ -108,6 +110,7 @@ def test_write_reports(tmp_path: Path, standings: Standings) -> None:
     assert (tmp_path / "report.json").read_text() == report_json(standings)
     assert (tmp_path / "report.md").read_text() == format_standings_markdown(standings)
     assert (tmp_path / "report.txt").read_text() == format_standings_text(standings)
+    assert (tmp_path / "report.html").read_text() == report_page(standings)
 
 
 def test_one_pair_shows_no_margin_or_los_it_cannot_support() -> None:

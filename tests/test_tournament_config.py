@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 import banqi_cli.tournament_command as command_module
 from banqi_engine.rules import PRESETS
+from referee.deal_book import LoadedBook
 from referee.engine_start import EngineFactory
 from referee.timecontrol import TimeControl
 from tournaments.config import ConfigError, TournamentConfig, demo_engines, load_config
@@ -183,6 +184,7 @@ class Captured:
         start_engine: EngineFactory,
         log_traffic: bool,
         quiet: bool,
+        book: LoadedBook | None = None,
     ) -> Standings:
         self.configs.append(config)
         return compute_standings([], [e.name for e in config.engines])

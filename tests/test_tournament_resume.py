@@ -270,7 +270,7 @@ def finished_run(finished_template: Path, tmp_path: Path) -> tuple[Path, Path, s
 @pytest.mark.parametrize(
     ("change", "named"),
     [
-        (["--rounds", "3"], "rounds"),
+        (["--rounds", "1"], "rounds"),
         (["--rules", "olympiad"], "rules"),
         (["--time", "60"], "time_control"),
         (["--seed", "2"], "seed"),

@@ -1,16 +1,29 @@
-"""A tournament is data: engines, rounds, rules, clock, seed, workers.
+"""A tournament is data: engines, format, rounds, rules, clock, seed, workers.
 
 It is read from a TOML file (``banqi tournament CONFIG.toml``) or built from flags,
 validated as one pydantic model, and saved in the run folder so a resumed run can
 be checked against it.
+
+Formats: a round-robin pairs every two engines; a gauntlet pairs each gauntlet engine
+(those marked ``gauntlet = true``, else the first) with every other engine, and gauntlet
+engines not with each other. An engine's own ``time`` table is laid over the run's time
+control for its side of the clock (time odds).
 """
 
 import sys
 import tomllib
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from banqi_engine.errors import BanqiError
 from banqi_engine.players import MAX_LEVEL
@@ -19,7 +32,7 @@ from referee.engine_spec import EngineSpec, EngineSpecError, split_command
 from referee.errors import InputError
 from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout
 from referee.sandbox import SandboxMode
-from referee.timecontrol import TimeControl
+from referee.timecontrol import TimeControl, TimeOverride
 
 MAX_ENGINES = 64
 
@@ -31,15 +44,50 @@ class ConfigError(InputError):
     """A tournament configuration that cannot be used."""
 
 
+class TournamentFormat(StrEnum):
+    """Who plays whom."""
+
+    ROUND_ROBIN = "round-robin"
+    GAUNTLET = "gauntlet"
+
+
+class EngineEntry(EngineSpec):
+    """An engine of a tournament: how to start it, and what the tournament makes of it."""
+
+    gauntlet: bool = Field(
+        default=False,
+        description="In a gauntlet: one of the engines that play every other engine "
+        "(when no engine is marked, the first is).",
+    )
+    time: TimeOverride | None = Field(
+        default=None,
+        description="The engine's own time control: fields laid over the run's (time odds).",
+    )
+
+    def spec(self) -> EngineSpec:
+        """How to start the engine, without the tournament's fields."""
+        return EngineSpec.model_validate(self.model_dump(include=set(EngineSpec.model_fields)))
+
+
 class TournamentConfig(BaseModel):
     """Everything that decides which games a tournament plays and how."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    engines: tuple[EngineSpec, ...] = Field(
+    format: TournamentFormat = Field(
+        default=TournamentFormat.ROUND_ROBIN,
+        description="round-robin: every two engines meet; gauntlet: the gauntlet engines "
+        "meet every other engine, not each other.",
+    )
+    engines: tuple[EngineEntry, ...] = Field(
         description="At least two engines, at most 64, each with its own name."
     )
-    rounds: int = Field(default=1, ge=1, le=10_000, description="Each pair plays 2 games a round.")
+    rounds: int = Field(
+        default=1,
+        ge=1,
+        le=10_000,
+        description="Each pairing plays 2 games a round; a resumed run may add rounds.",
+    )
     rules: RuleSet = PRESETS["olympiad"]
     time_control: TimeControl = TimeControl()
     seed: int | None = Field(default=None, ge=0, description="Run seed; random when omitted.")
@@ -54,13 +102,20 @@ class TournamentConfig(BaseModel):
 
     @field_validator("engines")
     @classmethod
-    def _field_of_engines(cls, engines: tuple[EngineSpec, ...]) -> tuple[EngineSpec, ...]:
+    def _field_of_engines(
+        cls, engines: tuple[EngineEntry, ...], info: ValidationInfo
+    ) -> tuple[EngineEntry, ...]:
         if not 2 <= len(engines) <= MAX_ENGINES:
             raise ValueError(f"a tournament needs 2 to {MAX_ENGINES} engines, not {len(engines)}")
         names = [e.name for e in engines]
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise ValueError(f"engine names must differ; repeated: {', '.join(repeated)}")
+        marked = [e.name for e in engines if e.gauntlet]
+        if marked and info.data.get("format") is not TournamentFormat.GAUNTLET:
+            raise ValueError(f'gauntlet = true ({", ".join(marked)}) needs format = "gauntlet"')
+        if len(marked) == len(engines):
+            raise ValueError("every engine is marked gauntlet = true: none is left to play them")
         return engines
 
     @field_validator("rules", mode="before")
@@ -78,6 +133,8 @@ class TournamentConfig(BaseModel):
         if isinstance(value, list | tuple):
             out = []
             for index, item in enumerate(value):
+                if isinstance(item, EngineSpec) and not isinstance(item, EngineEntry):
+                    item = item.model_dump()
                 if isinstance(item, dict) and isinstance(item.get("command"), str):
                     try:
                         item = {**item, "command": split_command(item["command"])}
@@ -88,10 +145,37 @@ class TournamentConfig(BaseModel):
             return out
         return value
 
+    def gauntlet_indices(self) -> tuple[int, ...]:
+        """The gauntlet engines, by index: those marked, else the first; none in a
+        round-robin."""
+        if self.format is not TournamentFormat.GAUNTLET:
+            return ()
+        return tuple(i for i, e in enumerate(self.engines) if e.gauntlet) or (0,)
+
+    def gauntlet_names(self) -> tuple[str, ...]:
+        """The names of the gauntlet engines (none in a round-robin)."""
+        return tuple(self.engines[i].name for i in self.gauntlet_indices())
+
+    def pairings(self) -> list[tuple[int, int]]:
+        """Who meets whom, as engine indices ``i < j`` in schedule order: every two engines,
+        or in a gauntlet each gauntlet engine and each other engine."""
+        count = len(self.engines)
+        pairs = [(i, j) for i in range(count) for j in range(i + 1, count)]
+        gauntlet = self.gauntlet_indices()
+        if gauntlet:
+            pairs = [(i, j) for i, j in pairs if (i in gauntlet) != (j in gauntlet)]
+        return pairs
+
+    def own_time(self, index: int) -> TimeControl | None:
+        """The time control of engine ``index`` when its own ``time`` makes it differ from
+        the run's; None when it plays by the run's."""
+        override = self.engines[index].time
+        own = None if override is None else override.over(self.time_control)
+        return None if own == self.time_control else own
+
     def games_total(self) -> int:
         """How many games the schedule holds."""
-        n = len(self.engines)
-        return self.rounds * n * (n - 1)
+        return self.rounds * 2 * len(self.pairings())
 
 
 def _describe(error: ValidationError, source: str, renamed: dict[str, str]) -> str:
@@ -140,10 +224,10 @@ def builtin_engine_command(*args: str) -> tuple[str, ...]:
     return (sys.executable, "-c", "from banqi_cli.engine import main; main()", *args)
 
 
-def demo_engines() -> tuple[EngineSpec, ...]:
+def demo_engines() -> tuple[EngineEntry, ...]:
     """The demo field: our engine at each of its levels (level 0 is the random player)."""
     return tuple(
-        EngineSpec(
+        EngineEntry(
             name=LEVEL_NAMES.get(level, f"level-{level}"),
             command=builtin_engine_command("--level", str(level)),
         )

@@ -8,6 +8,7 @@ from collections.abc import Container
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from referee.deals import Deal
 from referee.reasons import Reason
 from referee.record import GameEnd, GameRecord, build_record, player_info
 
@@ -58,10 +59,10 @@ def games_left(games: list[ScheduledGame], records: Container[str], name: str) -
     )
 
 
-def forfeit_record(game: ScheduledGame, out_engines: set[str], secret: str) -> GameRecord:
+def forfeit_record(game: ScheduledGame, out_engines: set[str], deal: Deal | str) -> GameRecord:
     """The record of a game not played because an engine was put out of the tournament
-    (its deal, from ``secret``, revealed; it is saved withheld like a played game's until
-    its deal is complete)."""
+    (its ``deal``, a Deal or the secret it is the shuffle of, revealed; it is saved withheld
+    like a played game's until its deal is complete)."""
     setup = game.setup
     names = [spec.name for spec in setup.players]
     losers = [index for index, name in enumerate(names) if name in out_engines]
@@ -77,6 +78,9 @@ def forfeit_record(game: ScheduledGame, out_engines: set[str], secret: str) -> G
         winner = 1 - losers[0]
         result = f"{names[winner]} wins: {names[1 - winner]} {Reason.FORFEIT.loser_words}"
         end = GameEnd(winner=winner, reason=Reason.FORFEIT, result=result, detail=FORFEIT_DETAIL)
-    players = (player_info(setup.players[0]), player_info(setup.players[1]))
+    players = (
+        player_info(setup.players[0], setup.own_time[0]),
+        player_info(setup.players[1], setup.own_time[1]),
+    )
     now = datetime.now(UTC)
-    return build_record(setup, secret, players, [], end, now, now)
+    return build_record(setup, deal, players, [], end, now, now)

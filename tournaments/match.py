@@ -3,7 +3,9 @@ runner (games at once, records saved as they come, withheld pairs, failures in a
 resumed by running the same command again.
 
 ``match.json`` in the run folder holds the config and seed the match started with, as
-``tournament.json`` does for a tournament; the records in ``games/`` say which games exist.
+``tournament.json`` does for a tournament, and the deal book it is dealt from, if any (its
+SHA-256: it is resumed with the same book only); the records in ``games/`` say which games
+exist.
 """
 
 from datetime import UTC, datetime
@@ -12,6 +14,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from referee.atomic import write_atomic
+from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
 from referee.match import MatchConfig, match_setups
 from referee.record import GameRecord
 from referee.storage import GAMES_DIR
@@ -37,6 +40,7 @@ class MatchState(BaseModel):
     format: Literal["banqi-match/1"] = "banqi-match/1"
     created_at: datetime
     config: MatchConfig
+    deal_book: BookStamp | None = None
 
 
 def match_games(config: MatchConfig) -> list[ScheduledGame]:
@@ -44,12 +48,14 @@ def match_games(config: MatchConfig) -> list[ScheduledGame]:
     return [ScheduledGame(setup, (0, 1), setup.deal) for setup in match_setups(config)]
 
 
-def open_match(config: MatchConfig, seed_given: bool) -> MatchState:
-    """The match's state: the saved one, after checking the config is the same, or a new
-    one (written by ``start_match_folder``, once the engines have been checked).
+def open_match(config: MatchConfig, seed_given: bool, book: LoadedBook | None = None) -> MatchState:
+    """The match's state: the saved one, after checking the config (and the deal ``book``,
+    if any) is the same, or a new one (written by ``start_match_folder``, once the engines
+    have been checked).
 
     Without ``seed_given`` a resumed match keeps its saved seed. Refuses a folder that
-    holds another kind of run or records without a match, and a folder under a file.
+    holds another kind of run or records without a match, a folder under a file, and a
+    book with fewer deals than the match needs.
     """
     out = config.out
     path = out / MATCH_FILE
@@ -65,6 +71,8 @@ def open_match(config: MatchConfig, seed_given: bool) -> MatchState:
                 f"{out} holds a match with different settings; resume it with the same "
                 "settings or choose another --out. Differences: " + "; ".join(differences)
             )
+        check_same_book(state.deal_book, book, out)
+        _check_room(config, book)
         return state.model_copy(update={"config": wanted})
     if out.exists() and not out.is_dir():
         raise RunFolderError(f"cannot use {out} as the run folder: it is a file")
@@ -80,7 +88,14 @@ def open_match(config: MatchConfig, seed_given: bool) -> MatchState:
             f"{out} holds game records but no {MATCH_FILE}; choose another --out (a match "
             "never overwrites records)"
         )
-    return MatchState(created_at=datetime.now(UTC), config=config)
+    _check_room(config, book)
+    return MatchState(created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book))
+
+
+def _check_room(config: MatchConfig, book: LoadedBook | None) -> None:
+    """Refuse a deal book with fewer deals than the match has pairs (and a game alone)."""
+    if book is not None:
+        book.check_room(setup.deal for setup in match_setups(config))
 
 
 def start_match_folder(state: MatchState) -> None:

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.deals import new_seed
 from referee.interrupt import run_interruptible
 
@@ -9,13 +10,24 @@ from .config import TournamentConfig
 from .results import Standings
 from .runner import RunOptions, run_games
 from .schedule import ScheduledGame, schedule
-from .state import TournamentState, open_run
+from .state import STATE_FILE, TournamentState, open_run
 
 
-def prepare(config: TournamentConfig, out: Path) -> tuple[TournamentState, list[ScheduledGame]]:
-    """Open (or resume) the run folder and build the schedule."""
+def prepare(
+    config: TournamentConfig, out: Path, book: LoadedBook | None = None
+) -> tuple[TournamentState, list[ScheduledGame]]:
+    """Open (or resume) the run folder and build the schedule; with a deal ``book``, refuse
+    one other than a resumed run's, or one with fewer deals than the schedule has."""
+    resumed = (out / STATE_FILE).exists()
     state = open_run(out, config, new_seed())
-    return state, schedule(state.config, state.seed)
+    if resumed:
+        check_same_book(state.deal_book, book, out)
+    else:
+        state = state.model_copy(update={"deal_book": stamp_of(book)})
+    games = schedule(state.config, state.seed)
+    if book is not None:
+        book.check_room(game.setup.deal for game in games)
+    return state, games
 
 
 def run_tournament(

@@ -1,46 +1,81 @@
-"""The tournament reports: standings as plain text, Markdown and JSON, and their files; a
-match's head-to-head line.
+"""The tournament reports: standings as plain text, Markdown, JSON and an HTML page, and
+their files; a match's head-to-head line.
+
+A gauntlet's reports (``gauntlet`` names its gauntlet engines) end with the head-to-head
+line of each gauntlet engine against each opponent, from the gauntlet engine's side.
 
 JSON
     ``standings.json`` is :func:`standings_json`, the list of table rows; ``report.json``
     is :func:`report_json`, the whole :class:`~tournaments.standings.Standings` (rows,
-    crosstable and pairs).
+    crosstable and pairs), and for a gauntlet its lines (``gauntlet``).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pydantic import TypeAdapter
+from pydantic import Field, TypeAdapter
 
 from referee.atomic import write_atomic
 
+from .gauntlet import gauntlet_pairs
+from .report_page import report_page
 from .report_tables import Table, estimate_cells, report_tables
 from .results import PairStats, StandingRow, Standings
 
+GAUNTLET_TITLE = "Gauntlet"
+GAUNTLET_NOTE = (
+    "Each gauntlet engine against each opponent, from the gauntlet engine's side: its W-D-L "
+    "with the Elo ± 95% margin and LOS, then its complete pairs by pair score (0, ½, 1, 1½, "
+    "2 points) with theirs. Gauntlet engines do not play each other."
+)
 
-def format_standings_text(standings: Standings) -> str:
-    """Standings, crosstable and head-to-head statistics as fixed-width plain-text tables."""
-    return _blocks(standings, lambda table: [table.title, table.note, ""], _aligned_lines)
 
-
-def format_standings_markdown(standings: Standings) -> str:
-    """Standings, crosstable and head-to-head statistics as Markdown tables."""
+def format_standings_text(standings: Standings, gauntlet: Sequence[str] = ()) -> str:
+    """Standings, crosstable and head-to-head statistics as fixed-width plain-text tables,
+    and a gauntlet's lines."""
     return _blocks(
-        standings, lambda table: [f"## {table.title}", "", table.note, ""], _markdown_lines
+        standings,
+        gauntlet,
+        lambda title, note: [title, note, ""],
+        _aligned_lines,
+        lambda line: line,
+    )
+
+
+def format_standings_markdown(standings: Standings, gauntlet: Sequence[str] = ()) -> str:
+    """Standings, crosstable and head-to-head statistics as Markdown tables, and a
+    gauntlet's lines as a list."""
+    return _blocks(
+        standings,
+        gauntlet,
+        lambda title, note: [f"## {title}", "", note, ""],
+        _markdown_lines,
+        lambda line: f"- {line}",
     )
 
 
 def _blocks(
     standings: Standings,
-    heading: Callable[[Table], list[str]],
+    gauntlet: Sequence[str],
+    heading: Callable[[str, str], list[str]],
     body: Callable[[Table], list[str]],
+    item: Callable[[str], str],
 ) -> str:
-    """Each table's heading, then its body or ``(none)``; the tables a blank line apart."""
+    """Each table's heading, then its body or ``(none)``, then a gauntlet's heading and
+    lines (``item`` formats each); the blocks a blank line apart."""
     blocks = []
     for table in report_tables(standings):
-        lines = heading(table) + (body(table) if table.rows else ["(none)"])
+        lines = heading(table.title, table.note) + (body(table) if table.rows else ["(none)"])
         blocks.append("\n".join(lines))
+    if gauntlet:
+        lines = [item(line) for line in gauntlet_lines(standings, gauntlet)]
+        blocks.append("\n".join(heading(GAUNTLET_TITLE, GAUNTLET_NOTE) + lines))
     return "\n\n".join(blocks) + "\n"
+
+
+def gauntlet_lines(standings: Standings, gauntlet: Sequence[str]) -> list[str]:
+    """The head-to-head line of each gauntlet engine against each opponent."""
+    return [format_head_to_head(stats) for stats in gauntlet_pairs(standings, gauntlet)]
 
 
 def _aligned_lines(table: Table) -> list[str]:
@@ -76,17 +111,33 @@ def standings_json(standings: Standings) -> str:
     return _ROWS.dump_json(standings.rows, indent=2).decode() + "\n"
 
 
-def report_json(standings: Standings) -> str:
-    """The text of ``report.json``: rows, crosstable and head-to-head statistics."""
-    return standings.model_dump_json(indent=2) + "\n"
+class GauntletReport(Standings):
+    """What ``report.json`` holds for a gauntlet."""
+
+    gauntlet: list[PairStats] = Field(
+        description="Each gauntlet engine against each opponent, from the gauntlet engine's side."
+    )
 
 
-def write_reports(out: Path, standings: Standings) -> None:
-    """``standings.json`` (a list of rows), ``report.json``, ``report.md``, ``report.txt``."""
+def report_json(standings: Standings, gauntlet: Sequence[str] = ()) -> str:
+    """The text of ``report.json``: rows, crosstable and head-to-head statistics, and for a
+    gauntlet its lines."""
+    if not gauntlet:
+        return standings.model_dump_json(indent=2) + "\n"
+    report = GauntletReport.model_validate(
+        {**dict(standings), "gauntlet": gauntlet_pairs(standings, gauntlet)}
+    )
+    return report.model_dump_json(indent=2) + "\n"
+
+
+def write_reports(out: Path, standings: Standings, gauntlet: Sequence[str] = ()) -> None:
+    """``standings.json`` (a list of rows), ``report.json``, ``report.md``, ``report.txt``
+    and ``report.html``; ``gauntlet`` names a gauntlet's gauntlet engines."""
     write_atomic(out / "standings.json", standings_json(standings))
-    write_atomic(out / "report.json", report_json(standings))
-    write_atomic(out / "report.md", format_standings_markdown(standings))
-    write_atomic(out / "report.txt", format_standings_text(standings))
+    write_atomic(out / "report.json", report_json(standings, gauntlet))
+    write_atomic(out / "report.md", format_standings_markdown(standings, gauntlet))
+    write_atomic(out / "report.txt", format_standings_text(standings, gauntlet))
+    write_atomic(out / "report.html", report_page(standings, gauntlet_lines(standings, gauntlet)))
 
 
 def format_head_to_head(stats: PairStats) -> str:

@@ -5,6 +5,10 @@ also across a resume; records a killed run left withheld with their deal complet
 completed when the run opens. Standings and failures count a withheld record like any
 other: its result is known.
 
+A game's deal is made as the game starts: the shuffle of its secret, derived from the
+referee key, or, in a run dealt from a deal book (``RunOptions.book``), the book's entry k
+for the run's k-th distinct deal in schedule order (``referee.deal_book``).
+
 Faults are classified by the referee; an engine that fails ``max_failures`` games in
 a row is reported loudly and its remaining games are forfeited (each gets a record
 with reason ``forfeit``) instead of blocking the run.
@@ -15,10 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.deal_book import LoadedBook, entries_by_deal
 from referee.deal_records import DealRecords
+from referee.deals import Deal, dealt
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.game_runner import play_game
 from referee.game_setup import deal_secret_of
+from referee.live import live_file
 from referee.record import GameRecord
 
 from .config import TournamentConfig
@@ -40,29 +47,36 @@ class RunEvents:
 
 @dataclass(frozen=True, kw_only=True)
 class RunOptions:
-    """How to run a tournament's games: the referee key its deals come from, where to write,
-    whom to tell, how to start engines."""
+    """How to run a tournament's games: the referee key its deals come from (or the deal book
+    they are read from), where to write, whom to tell, how to start engines."""
 
     key: bytes
     out: Path
     events: RunEvents
     log_traffic: bool = False
     start_engine: EngineFactory = start_engine_process
+    book: LoadedBook | None = None
+    admit: Callable[[ScheduledGame], bool] | None = None
+    """Asked as each queued game is about to start: a game it refuses is not played (None:
+    every game is played). An SPRT stops starting pairs once it has its verdict."""
 
 
 @dataclass(frozen=True)
 class RunSettings:
     """What the runner needs of a run's config: its engines' names, how many games at once,
-    and how many failures in a row put an engine out."""
+    how many failures in a row put an engine out, and a gauntlet's gauntlet engines (their
+    head-to-head lines end the reports)."""
 
     names: list[str]
     concurrency: int
     max_failures: int
+    gauntlet: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, config: TournamentConfig) -> "RunSettings":
         """The settings of a tournament."""
-        return cls([spec.name for spec in config.engines], config.concurrency, config.max_failures)
+        names = [spec.name for spec in config.engines]
+        return cls(names, config.concurrency, config.max_failures, config.gauntlet_names())
 
 
 class _Run:
@@ -75,9 +89,15 @@ class _Run:
         self.options = options
         self.concurrency = settings.concurrency
         self.names = settings.names
+        self.gauntlet = settings.gauntlet
         self.deals = [g.setup.deal for g in games]
+        if options.book is not None:
+            options.book.check_room(self.deals)
+        self.entries = entries_by_deal(self.deals)
         self.records = existing_records(options.out, [g.setup.game_id for g in games])
-        self.saver = DealRecords(options.out, options.key, [g.setup for g in games], self.records)
+        self.saver = DealRecords(
+            options.out, options.key, [g.setup for g in games], self.records, options.book
+        )
         self.tracker = FailureTracker(settings.max_failures)
         for record in sorted(self.records.values(), key=lambda r: r.finished_at):
             self.tracker.add(record)
@@ -116,7 +136,7 @@ class _Run:
         """
         self.keep(self.saver.save(record, transcript))
         standings = standings_from_records(self.ordered(), self.names, self.deals)
-        write_reports(self.options.out, standings)
+        write_reports(self.options.out, standings, self.gauntlet)
         return standings
 
     async def finish(self, record: GameRecord, transcript: str | None = None) -> None:
@@ -127,21 +147,31 @@ class _Run:
             self.report_out(newly_out)
             self.options.events.game_done(self.records[record.game_id], standings)
 
+    def deal_of(self, game: ScheduledGame) -> Deal:
+        """The game's deal, made as it starts: its book entry, or the shuffle of its secret."""
+        book = self.options.book
+        if book is not None:
+            return book.deal(self.entries[game.setup.deal])
+        return dealt(deal_secret_of(game.setup, self.options.key))
+
     async def worker(self) -> None:
         """Play (or forfeit) queued games one after the other."""
         options = self.options
         while self.queue:
             game = self.queue.pop(0)
-            secret = deal_secret_of(game.setup, options.key)
+            if options.admit is not None and not options.admit(game):
+                continue
+            deal = self.deal_of(game)
             forfeited = {spec.name for spec in game.setup.players} & self.tracker.out
             if forfeited:
-                await asyncio.shield(self.finish(forfeit_record(game, forfeited, secret)))
+                await asyncio.shield(self.finish(forfeit_record(game, forfeited, deal)))
                 continue
             played = await play_game(
                 game.setup,
-                secret,
+                deal,
                 keep_traffic=options.log_traffic,
                 start_engine=options.start_engine,
+                live_path=live_file(options.out, game.setup.game_id),
             )
             # Saved whole even if the run is being stopped; then the worker stops too.
             await asyncio.shield(self.finish(played.record, played.transcript))
@@ -170,5 +200,5 @@ async def run_scheduled(
     run.report_out(sorted(run.tracker.out))
     await asyncio.gather(*(run.worker() for _ in range(run.concurrency)))
     standings = standings_from_records(run.ordered(), run.names, run.deals)
-    write_reports(options.out, standings)
+    write_reports(options.out, standings, settings.gauntlet)
     return standings

@@ -1,8 +1,12 @@
-"""The round-robin schedule: every pair, every round, one hidden layout played twice.
+"""The schedule: every pairing (round-robin or gauntlet), every round, one hidden layout
+played twice.
 
-Game ids are stable for a config: ``r<round>-<i>-<j>-<k>`` with engine indices
+Game ids are stable for a config: ``r<round>-<i>-<j>-<k>`` with engine indices (from 1)
 ``i < j`` and ``k`` 1 (engine i moves first) or 2 (engine j moves first); both
-games of a pair share the deal ``r<round>-<i>-<j>``.
+games of a pair share the deal ``r<round>-<i>-<j>``. A gauntlet's games have the ids its
+pairings would have in a round-robin of the same engines, and a run that gains rounds
+keeps the ids (and deals) of the rounds it had. Each player's clock runs by its engine's
+own time control, if it has one.
 """
 
 from dataclasses import dataclass
@@ -22,23 +26,25 @@ class ScheduledGame:
 
 
 def schedule(config: TournamentConfig, seed: int) -> list[ScheduledGame]:
-    """All games in playing order: round by round, pair by pair, both seats in turn."""
+    """All games in playing order: round by round, pairing by pairing, both seats in turn."""
     games = []
-    count = len(config.engines)
+    pairings = config.pairings()
+    specs = [entry.spec() for entry in config.engines]
+    own_time = [config.own_time(index) for index in range(len(config.engines))]
     for round_number in range(1, config.rounds + 1):
-        for i in range(count):
-            for j in range(i + 1, count):
-                deal = f"r{round_number}-{i + 1}-{j + 1}"
-                for first in (0, 1):
-                    setup = game_setup(
-                        game_id=f"{deal}-{first + 1}",
-                        players=(config.engines[i], config.engines[j]),
-                        first=first,
-                        deal=deal,
-                        seed=seed,
-                        rules=config.rules,
-                        time_control=config.time_control,
-                        stall_timeout=config.stall_timeout,
-                    )
-                    games.append(ScheduledGame(setup, (i, j), deal))
+        for i, j in pairings:
+            deal = f"r{round_number}-{i + 1}-{j + 1}"
+            for first in (0, 1):
+                setup = game_setup(
+                    game_id=f"{deal}-{first + 1}",
+                    players=(specs[i], specs[j]),
+                    first=first,
+                    deal=deal,
+                    seed=seed,
+                    rules=config.rules,
+                    time_control=config.time_control,
+                    stall_timeout=config.stall_timeout,
+                    own_time=(own_time[i], own_time[j]),
+                )
+                games.append(ScheduledGame(setup, (i, j), deal))
     return games

@@ -1,9 +1,9 @@
 """The run folder of a tournament: its saved config, its records, what is still missing.
 
-``tournament.json`` holds the config and seed the run started with; the records in
-``games/`` say which games exist. Nothing else is state: a resumed run recomputes
-everything from these files, so a ``kill -9`` at any moment loses at most the
-games that were being played.
+``tournament.json`` holds the config and seed the run started with (its rounds raised
+when a resumed run gains rounds); the records in ``games/`` say which games exist.
+Nothing else is state: a resumed run recomputes everything from these files, so a
+``kill -9`` at any moment loses at most the games that were being played.
 """
 
 import contextlib
@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from referee.atomic import write_atomic
+from referee.deal_book import BookStamp
 from referee.errors import InputError
 from referee.record import GameRecord, RecordError, read_record
 from referee.storage import GAMES_DIR, record_path
@@ -27,7 +28,7 @@ STATE_FILE = "tournament.json"
 LOCK_FILE = "tournament.lock"
 RESUMABLE_FIELDS = frozenset({"concurrency", "sandbox"})
 """Config fields that may change on resume: they do not change which games are played
-(each record says how its engines were isolated)."""
+(each record says how its engines were isolated). ``rounds`` may grow (``open_run``)."""
 
 
 class RunFolderError(InputError):
@@ -47,6 +48,7 @@ class TournamentState(BaseModel):
     created_at: datetime
     seed: int
     config: TournamentConfig
+    deal_book: BookStamp | None = None
 
 
 def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentState:
@@ -56,27 +58,27 @@ def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentSt
 
     A config without a seed takes the saved one; with a seed, it must match. The
     saved config holds the run's seed, also when the first run drew it at random.
+    A run may gain rounds: more rounds than saved are accepted (the games of the rounds
+    it had keep their ids and deals), fewer are refused.
     """
     path = out / STATE_FILE
     if path.exists():
-        try:
-            state = TournamentState.model_validate_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValidationError) as error:
-            raise RunFolderError(f"{path} is damaged or not a tournament state: {error}") from None
+        state = _read_state(path)
+        saved = state.config
         wanted = (
-            config
-            if config.seed is not None
-            else config.model_copy(update={"seed": state.config.seed})
+            config if config.seed is not None else config.model_copy(update={"seed": saved.seed})
         )
-        differences = model_differences(state.config, wanted, RESUMABLE_FIELDS)
+        ignored = RESUMABLE_FIELDS | ({"rounds"} if wanted.rounds > saved.rounds else set())
+        differences = model_differences(saved, wanted, ignored)
         if differences:
+            fewer = wanted.rounds < saved.rounds
             raise ConfigError(
                 f"{out} holds a tournament with a different config; resume it with the same "
-                "settings or choose another --out. Differences: " + "; ".join(differences)
+                "settings or choose another --out. Differences: "
+                + "; ".join(differences)
+                + (". A run can gain rounds (a larger --rounds), not lose them" if fewer else "")
             )
-        if any(getattr(state.config, f) != getattr(config, f) for f in RESUMABLE_FIELDS):
-            state = state.model_copy(update={"config": wanted})
-        return state
+        return state if wanted == saved else state.model_copy(update={"config": wanted})
     _check_new_run_folder(out)
     seed = config.seed if config.seed is not None else new_seed
     return TournamentState(
@@ -85,10 +87,20 @@ def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentSt
 
 
 def start_run_folder(out: Path, state: TournamentState) -> None:
-    """Write a new run's ``tournament.json`` (a resumed run's is left as it is)."""
+    """Write a new run's ``tournament.json``, or a resumed run's that gains rounds (with
+    its new rounds and the settings it resumes with); any other resumed run's is left as
+    it is."""
     path = out / STATE_FILE
-    if not path.exists():
+    if not path.exists() or _read_state(path).config.rounds < state.config.rounds:
         write_atomic(path, state.model_dump_json(indent=2) + "\n")
+
+
+def _read_state(path: Path) -> TournamentState:
+    """The saved state in ``path``; RunFolderError if it is damaged."""
+    try:
+        return TournamentState.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError) as error:
+        raise RunFolderError(f"{path} is damaged or not a tournament state: {error}") from None
 
 
 def _is_temporary(path: Path) -> bool:

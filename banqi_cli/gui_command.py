@@ -1,0 +1,162 @@
+"""``banqi gui``: the browser board (needs the ``gui`` extra: ``pip install 'banqi[gui]'``)."""
+
+import re
+import secrets
+from pathlib import Path
+from urllib.parse import quote
+
+import click
+from pydantic import ValidationError
+
+from referee.deals import key_locations
+from referee.engine_spec import EngineSpec, default_name, split_command
+from referee.engine_start import EngineFactory, process_engines
+from referee.errors import InputError
+from referee.sandbox import (
+    INSTALL_HINT,
+    Isolation,
+    SandboxMode,
+    engine_view,
+    keep_referee_private,
+    referee_secrets,
+)
+from tournaments.config import load_config
+
+from .options import RUNS_FOLDER
+
+NAMED = re.compile(r"^([^\s=/\\]+)=(.+)$", re.DOTALL)
+"""``NAME=COMMAND``: a name with no space, ``=`` or slash, then the command."""
+GUI_EXTRA = "pip install 'banqi[gui]'"
+
+
+def engine_spec(text: str) -> EngineSpec:
+    """An engine from ``[NAME=]COMMAND``; a clean error if it cannot be used."""
+    named = NAMED.match(text)
+    try:
+        command = split_command(named.group(2) if named else text)
+        name = named.group(1) if named else default_name(command)
+        return EngineSpec(name=name, command=command)
+    except InputError as error:
+        raise click.ClickException(str(error)) from None
+    except ValidationError as error:
+        reason = str(error.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise click.ClickException(f"engine {text!r}: {reason}") from None
+
+
+def sandboxed_factory(
+    mode: SandboxMode, folders: list[Path], engines: list[EngineSpec]
+) -> EngineFactory:
+    """Engines started as the referee starts them: sandboxed by ``mode``, the key files and
+    every folder of records out of their sight; says on stderr how they are isolated."""
+    keep_referee_private()
+    hidden = referee_secrets(key_locations(None), folders)
+    try:
+        factory, isolation = process_engines(mode, hidden)
+        if isolation is not Isolation.NONE:
+            for spec in engines:
+                engine_view(spec.command, spec.cwd or Path.cwd(), spec.read_only, hidden, None)
+    except InputError as error:
+        raise click.ClickException(str(error)) from None
+    if isolation is Isolation.NONE and mode is SandboxMode.AUTO:
+        click.echo(f"warning: engines are NOT isolated; {INSTALL_HINT}", err=True)
+    else:
+        click.echo(f"sandbox: {isolation.value} ({isolation.words})", err=True)
+    return factory
+
+
+@click.command("gui")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one)."
+)
+@click.option("--no-browser", is_flag=True, help="Do not open a browser; just print the address.")
+@click.option(
+    "--watch",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="A match's or tournament's run folder: open the page watching its games.",
+)
+@click.option(
+    "--runs",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=RUNS_FOLDER,
+    show_default=True,
+    help="Folder whose run folders the watch and replay pages list.",
+)
+@click.option(
+    "--engine",
+    "engines",
+    multiple=True,
+    metavar="[NAME=]COMMAND",
+    help="An engine to offer besides the built-in levels (repeatable).",
+)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A tournament config whose engines to offer.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=RUNS_FOLDER / "gui",
+    show_default=True,
+    help="Where finished games are saved (games/<id>.json and .txt).",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice([mode.value for mode in SandboxMode]),
+    default=SandboxMode.AUTO.value,
+    show_default=True,
+    help="How engines are isolated, as in 'banqi match'.",
+)
+def gui_command(
+    host: str,
+    port: int,
+    no_browser: bool,
+    watch: Path | None,
+    runs: Path,
+    engines: tuple[str, ...],
+    config: Path | None,
+    out: Path,
+    sandbox: str,
+) -> None:
+    """Play, watch and replay in the browser: a local web server for one board page.
+
+    Play any offered engine (the built-in levels, --engine, --config) or a friend on one
+    screen; watch the games of a run being played; replay any record. The address it
+    prints carries a token: only a browser that opened it may use the server.
+    """
+    try:
+        from gui.app import GuiConfig
+        from gui.play_settings import PlayOptions, engine_choices
+        from gui.server import address, listen, serve
+        from gui.watch import RunFolders
+    except ImportError as error:
+        raise click.ClickException(
+            f"the GUI needs packages that are not installed ({error.name}): {GUI_EXTRA}"
+        ) from None
+    try:
+        sock = listen(host, port)
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error}") from None
+    specs = [engine_spec(text) for text in engines]
+    if config is not None:
+        try:
+            specs += [entry.spec() for entry in load_config(config).engines]
+        except InputError as error:
+            raise click.ClickException(str(error)) from None
+    folders = [out, RUNS_FOLDER, runs, *([watch] if watch is not None else [])]
+    factory = sandboxed_factory(SandboxMode(sandbox), folders, specs)
+    run_folders = RunFolders(runs, [watch] if watch is not None else [])
+    token = secrets.token_urlsafe(24)
+    gui = GuiConfig(token, PlayOptions(engine_choices(specs), factory, out), run_folders)
+    page = ""
+    if watch is not None:
+        page = "#watch/" + quote(run_folders.listing()[0]["id"])
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(
+            "warning: listening beyond this machine; whoever has the address can play here",
+            err=True,
+        )
+    serve(gui, sock, address(sock, token, page), open_browser=not no_browser, say=click.echo)

@@ -1,0 +1,293 @@
+"""The ASGI app: the static page, and a JSON API for play, watch and replay.
+
+Every ``/api/`` request needs the server's token (the ``banqi_token`` cookie, set by
+opening the address ``banqi gui`` prints, or an ``X-Banqi-Token`` header): an engine on
+the same machine, which may reach the loopback address, cannot read games through it.
+A bad request gets a JSON ``{"error": ...}`` with a 4xx status and changes nothing.
+
+API (JSON in and out):
+
+- ``GET /api/options``: the engines offered, the rule-set presets.
+- ``POST /api/games`` (``PlaySettings``): a new game; its state.
+- ``GET /api/games/{id}?since=VERSION``: its state (waits up to 20 s for a change past
+  ``VERSION``); ``DELETE`` ends it.
+- ``POST /api/games/{id}/action`` ``{"move": "a2-a3"}`` or ``{"move": "b6"}`` (a flip);
+  ``/hint``, ``/undo``, ``/resign``: the state after it (``/hint``: also ``hint``).
+- ``GET /api/games/{id}/record.json`` and ``record.txt``: the record of a finished game.
+- ``GET /api/runs``; ``GET /api/runs/{run}/watch``: live games, finished games and
+  standings; ``GET /api/runs/{run}/games/{game_id}``: a finished game's replay.
+- ``POST /api/replay?rules=NAME&name=FILE`` with a record file as the body: its replay.
+"""
+
+import contextlib
+import json
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from banqi_engine.errors import BanqiError
+from banqi_engine.pieces import PIECE_LETTERS
+from banqi_engine.position import Position
+from banqi_engine.rules import PRESETS
+from referee.errors import InputError
+from referee.text_record import format_text_record
+
+from .play_settings import PlayOptions, PlaySettings
+from .replay_view import replay_of_upload
+from .session import PlaySession, SessionError
+from .sessions import Sessions
+from .watch import RecordCache, RunFolders, WatchError, record_replay, watch_view
+
+STATIC: Final = Path(__file__).parent / "static"
+COOKIE: Final = "banqi_token"
+HEADER: Final = "x-banqi-token"
+MAX_BODY: Final = 64 * 1024
+"""Largest JSON request body, in bytes."""
+MAX_UPLOAD: Final = 4 * 1024 * 1024
+"""Largest record file the replay page may upload, in bytes."""
+LONG_POLL: Final = 20.0
+SECURITY_HEADERS: Final = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+    "style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class GuiConfig:
+    """What one server shows: its token, the play options, the run folders."""
+
+    token: str
+    play: PlayOptions
+    runs: RunFolders
+
+
+class ActionBody(BaseModel):
+    """A person's action: a move or capture ``a2-a3``, or a flip by its square ``b6``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    move: str = Field(max_length=16)
+
+
+class _ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The request body, refused with 413 past ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _ApiError(413, f"the request body is larger than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _json(request: Request, model: type[M]) -> M:
+    """The body validated as ``model``; 400 naming what is wrong."""
+    body = await _body(request, MAX_BODY)
+    try:
+        data = json.loads(body or b"{}")
+    except (ValueError, UnicodeDecodeError) as error:
+        raise _ApiError(400, f"the request body is not JSON: {error}") from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        parts = []
+        for item in error.errors():
+            where = ".".join(str(p) for p in item["loc"]) or "(body)"
+            parts.append(f"{where}: {item['msg']}")
+        raise _ApiError(400, "bad request: " + "; ".join(parts)) from None
+
+
+Handler = Callable[[Request], Awaitable[Any]]
+
+
+def create_app(config: GuiConfig) -> Starlette:
+    """The app of one server."""
+    sessions = Sessions(config.play)
+    cache = RecordCache()
+
+    def api(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        """An API endpoint: the token checked, errors as JSON, the result as JSON."""
+
+        async def endpoint(request: Request) -> Response:
+            given = request.cookies.get(COOKIE) or request.headers.get(HEADER) or ""
+            if not secrets.compare_digest(given.encode(), config.token.encode()):
+                return _error(401, "no valid token: open the address that 'banqi gui' printed")
+            try:
+                result = await handler(request)
+            except (_ApiError, SessionError) as error:
+                return _error(error.status, error.message)
+            except WatchError as error:
+                return _error(404, str(error))
+            except (InputError, BanqiError) as error:
+                return _error(422, str(error))
+            return result if isinstance(result, Response) else JSONResponse(result)
+
+        return endpoint
+
+    def session_of(request: Request) -> PlaySession:
+        return sessions.get(request.path_params["session"])
+
+    async def index(request: Request) -> Response:
+        token = request.query_params.get("token")
+        if token is None:
+            return FileResponse(STATIC / "index.html")
+        if not secrets.compare_digest(token.encode(), config.token.encode()):
+            return PlainTextResponse(
+                "wrong token: open the address that 'banqi gui' printed", status_code=403
+            )
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        return response
+
+    async def options(request: Request) -> Any:
+        return {
+            "engines": [
+                {"id": c.id, "label": c.label, "level": c.level} for c in config.play.engines
+            ],
+            "rules": {name: rules.model_dump() for name, rules in PRESETS.items()},
+            "pieces": PIECE_LETTERS,
+        }
+
+    async def new_game(request: Request) -> Any:
+        settings = await _json(request, PlaySettings)
+        session = await sessions.create(settings)
+        return JSONResponse(session.view(), status_code=201)
+
+    async def state(request: Request) -> Any:
+        session = session_of(request)
+        since = request.query_params.get("since")
+        if since is not None:
+            if not since.isdigit():
+                raise _ApiError(400, f"since must be a version number, not {since!r}")
+            await session.wait_change(int(since), LONG_POLL)
+        return session.view()
+
+    async def end_game(request: Request) -> Any:
+        await sessions.close(request.path_params["session"])
+        return {"closed": True}
+
+    async def action(request: Request) -> Any:
+        session = session_of(request)
+        body = await _json(request, ActionBody)
+        await session.act(body.move)
+        return session.view()
+
+    async def hint(request: Request) -> Any:
+        session = session_of(request)
+        move = await session.ask_hint()
+        return {"hint": move, "state": session.view()}
+
+    async def undo(request: Request) -> Any:
+        session = session_of(request)
+        await session.undo()
+        return session.view()
+
+    async def resign(request: Request) -> Any:
+        session = session_of(request)
+        await session.resign()
+        return session.view()
+
+    async def record(request: Request) -> Any:
+        session = session_of(request)
+        if session.record is None:
+            raise _ApiError(409, "the game is not over: its record is made when it ends")
+        if request.path_params["fmt"] not in ("json", "txt"):
+            raise _ApiError(404, "a record is record.json or record.txt")
+        name = f"{session.record.game_id}.{request.path_params['fmt']}"
+        disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
+        if request.path_params["fmt"] == "json":
+            text = session.record.model_dump_json(indent=2) + "\n"
+            return Response(text, media_type="application/json", headers=disposition)
+        text = format_text_record(session.record, Position.opening())
+        return PlainTextResponse(text, headers=disposition)
+
+    async def runs(request: Request) -> Any:
+        return {"runs": config.runs.listing()}
+
+    async def watch(request: Request) -> Any:
+        folder = config.runs.folder(request.path_params["run"])
+        return watch_view(folder, cache)
+
+    async def run_game(request: Request) -> Any:
+        folder = config.runs.folder(request.path_params["run"])
+        return record_replay(folder, request.path_params["game"], cache).model_dump()
+
+    async def replay(request: Request) -> Any:
+        rules = PRESETS.get(request.query_params.get("rules", "olympiad"))
+        if rules is None:
+            raise _ApiError(400, f"rules must be one of {', '.join(PRESETS)}")
+        name = request.query_params.get("name", "the uploaded file")[:200]
+        try:
+            text = (await _body(request, MAX_UPLOAD)).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _ApiError(400, f"{name} is not UTF-8 text") from None
+        return replay_of_upload(text, rules, name).model_dump()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await sessions.close_all()
+
+    game = "/api/games/{session}"
+    routes = [
+        Route("/", index),
+        Route("/api/options", api(options)),
+        Route("/api/games", api(new_game), methods=["POST"]),
+        Route(game, api(state)),
+        Route(game, api(end_game), methods=["DELETE"]),
+        Route(game + "/action", api(action), methods=["POST"]),
+        Route(game + "/hint", api(hint), methods=["POST"]),
+        Route(game + "/undo", api(undo), methods=["POST"]),
+        Route(game + "/resign", api(resign), methods=["POST"]),
+        Route(game + "/record.{fmt:str}", api(record)),
+        Route("/api/runs", api(runs)),
+        Route("/api/runs/{run}/watch", api(watch)),
+        Route("/api/runs/{run}/games/{game}", api(run_game)),
+        Route("/api/replay", api(replay), methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_SecurityHeaders)])
+
+
+class _SecurityHeaders(BaseHTTPMiddleware):
+    """Nothing from elsewhere (no scripts, styles or fetches but the server's own), no
+    framing, no caching."""
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        response = await call_next(request)
+        response.headers.update(SECURITY_HEADERS)
+        return response

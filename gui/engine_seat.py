@@ -1,0 +1,162 @@
+"""One engine of a play session: started by the referee's engine factory (sandboxed as the
+referee starts engines), told the rules, and kept in step with the game by echoes.
+
+The engine learns the game only as DCTP tells it: ``move``/``flip`` echoes (the flip with
+the piece it revealed) and ``time_left`` after each ply. After an undo it is
+re-synchronised by the protocol: ``reset_board``, the start of a game again, and the
+echoes of the plies that remain; an engine that fails at that is started afresh.
+"""
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from typing import Final
+
+from banqi_engine.moves import move_from, move_to
+from banqi_engine.notation import parse_ply
+from banqi_engine.pieces import COLOUR_NAMES, Colour, colour_of
+from banqi_engine.rules import RuleSet
+from protocol.connection import EngineConnection
+from protocol.errors import EngineError
+from protocol.messages import COMMAND_NAMES, Command, CommandId, Reply
+from referee.engine_spec import EngineSpec
+from referee.engine_start import EngineFactory
+from referee.game_runner import OLYMPIAD, OPTIONAL_TIMEOUT
+from referee.record import PlayerInfo, PlyRecord, player_info
+from referee.sandbox import Isolation
+from referee.timecontrol import TimeControl
+
+STALL_TIMEOUT: Final = 5.0
+"""Seconds an engine gets to answer anything but genmove."""
+DRAW_LIMITS: Final = frozenset({"no_progress_limit", "repetition_count"})
+
+
+class EngineSeat:
+    """A DCTP engine playing (or advising) in a play session."""
+
+    def __init__(
+        self, spec: EngineSpec, factory: EngineFactory, rules: RuleSet, control: TimeControl
+    ) -> None:
+        self.spec = spec
+        self.info: PlayerInfo = player_info(spec)
+        self._factory = factory
+        self._rules = rules
+        self._control = control
+        self._engine: EngineConnection | None = None
+        self._told: list[str] = []
+        """The plies the engine has been told, as move strings."""
+
+    @property
+    def heard(self) -> int:
+        """How many plies the engine has been told."""
+        return len(self._told)
+
+    async def ask(self, command: Command, timeout: float) -> Reply:
+        """Send one command to the started engine; EngineError says how it failed."""
+        assert self._engine is not None, "sync() starts the engine"
+        return await self._engine.request(command, timeout=timeout)
+
+    async def sync(self, plies: Sequence[PlyRecord], colours: Sequence[Colour | None]) -> None:
+        """Start the engine if it is not running, then tell it the plies it has not heard
+        yet; after an undo, the game again from its start (an engine that fails at that is
+        started afresh). EngineError says how the engine failed."""
+        moves = [ply.move for ply in plies]
+        if self._engine is not None and moves[: len(self._told)] != self._told:
+            try:
+                await self._start_game()
+            except EngineError:
+                await self.kill()
+        if self._engine is None:
+            self._engine = await self._factory(self.spec, None)
+            self.info.isolation = Isolation(self._engine.isolation)
+            await self._start_game()
+            self.info.engine_name = await self._courtesy(Command.name())
+            self.info.version = await self._courtesy(Command.version())
+        for ply in plies[len(self._told) :]:
+            await self._echo(ply, colours)
+
+    async def _start_game(self) -> None:
+        """``reset_board``, ``time_settings``, the rules if they are not the platform's,
+        ``ready``: the start of a game as the referee plays it."""
+        assert self._engine is not None
+        self._told = []
+        for command in (Command.reset_board(), Command.time_settings(self._control.time_ms)):
+            await self._engine.request(command, timeout=STALL_TIMEOUT)
+        await self._tell_rules()
+        await self._engine.request(Command.ready(), timeout=STALL_TIMEOUT)
+
+    async def _tell_rules(self) -> None:
+        """``rule_set`` to an engine that lists it, else the draw-limit commands; notes in
+        ``rules_told`` whether the engine took every rule that differs from the platform's."""
+        rules = self._rules
+        differing = {
+            field
+            for field in RuleSet.model_fields
+            if field != "name" and getattr(rules, field) != getattr(OLYMPIAD, field)
+        }
+        if not differing:
+            return
+        if differing - DRAW_LIMITS:
+            listed = await self._optional(Command.list_commands())
+            names = listed.payload.split() if listed is not None and listed.ok else []
+            if COMMAND_NAMES[CommandId.RULE_SET] in names:
+                told = await self._optional(Command.rule_set(rules))
+                if told is not None and told.ok:
+                    self.info.rules_told = True
+                    return
+        accepted = True
+        if rules.repetition_count != OLYMPIAD.repetition_count:
+            reply = await self._optional(Command.num_repetition(rules.repetition_count))
+            accepted = accepted and reply is not None and reply.ok
+        if rules.no_progress_limit != OLYMPIAD.no_progress_limit:
+            reply = await self._optional(Command.num_moves_to_draw(rules.no_progress_limit))
+            accepted = accepted and reply is not None and reply.ok
+        self.info.rules_told = accepted and not differing - DRAW_LIMITS
+
+    async def _optional(self, command: Command) -> Reply | None:
+        """A command the engine may leave unanswered (None then)."""
+        assert self._engine is not None
+        try:
+            return await self._engine.request(command, timeout=OPTIONAL_TIMEOUT)
+        except EngineError:
+            return None
+
+    async def _courtesy(self, command: Command) -> str | None:
+        reply = await self._optional(command)
+        if reply is not None and reply.ok and reply.payload:
+            return reply.payload.strip()[:200]
+        return None
+
+    async def _echo(self, ply: PlyRecord, colours: Sequence[Colour | None]) -> None:
+        """The echo of one ply, then ``time_left`` for the colour that played it."""
+        parsed = parse_ply(ply.move)
+        frm = move_from(parsed.move)
+        if parsed.piece is not None:
+            echo = Command.flip(frm, parsed.piece)
+            mover_colour = colours[ply.player]
+            if mover_colour is None:  # the first flip: its mover takes the piece's colour
+                mover_colour = colour_of(parsed.piece)
+        else:
+            echo = Command.move(frm, move_to(parsed.move))
+            mover_colour = colours[ply.player]
+        await self.ask(echo, STALL_TIMEOUT)
+        if mover_colour is not None:
+            clock = ply.clocks_ms[ply.player]
+            await self.ask(Command.time_left(COLOUR_NAMES[mover_colour], clock), STALL_TIMEOUT)
+        self._told.append(ply.move)
+
+    async def stop(self) -> None:
+        """End the engine process (``quit``, then whatever it takes)."""
+        engine, self._engine = self._engine, None
+        self._told = []
+        if engine is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(engine.quit())
+
+    async def kill(self) -> None:
+        """End the engine at once (it owes a reply that will never be read)."""
+        engine, self._engine = self._engine, None
+        self._told = []
+        if engine is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(engine.kill())

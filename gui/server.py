@@ -1,0 +1,62 @@
+"""Serving the app: a socket on the host and port asked for (a free port by default), the
+address printed, the browser opened, uvicorn until Ctrl-C."""
+
+import socket
+import threading
+import time
+import webbrowser
+from collections.abc import Callable
+
+import uvicorn
+
+from .app import GuiConfig, create_app
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host``:``port`` (0: a free port); OSError if it cannot be.
+
+    It is made with protocol ``IPPROTO_TCP`` (not 0), so that asyncio turns Nagle's
+    algorithm off on each connection: otherwise every answer waits ~40 ms for an ACK.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen()
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def address(sock: socket.socket, token: str, page: str) -> str:
+    """The address to open: the server's, with its token and the page to show."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/?token={token}{page}"
+
+
+def serve(
+    config: GuiConfig,
+    sock: socket.socket,
+    url: str,
+    *,
+    open_browser: bool,
+    say: Callable[[str], None],
+) -> None:
+    """Serve the app on ``sock`` until interrupted; open ``url`` in a browser once it
+    answers, if asked."""
+    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning"))
+    say(f"banqi gui: {url}")
+    say("(Ctrl-C stops it)")
+    if open_browser:
+        threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()
+    server.run(sockets=[sock])
+
+
+def _open_when_up(server: uvicorn.Server, url: str) -> None:
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    webbrowser.open(url)

@@ -1,0 +1,285 @@
+// The play page: a person against an engine, or two people. The server judges everything:
+// the page shows the legal actions it was sent and asks for a flip by its square alone.
+
+import { call, say } from "./api.js";
+import { drawBoard, drawStrip, moveSquares, SQUARES } from "./board.js";
+import { countGame, drawTally } from "./tally.js";
+
+const $ = (id) => document.getElementById(id);
+let state = null;
+let selected = null;
+let polling = false;
+let clockBase = null; // {ms: [a, b], running, at}
+let resignArmed = null;
+
+export function setupPlay(options) {
+  const engine = $("engine");
+  for (const choice of options.engines) {
+    engine.add(new Option(choice.label, choice.id, false, choice.id === "level-2"));
+  }
+  const rules = $("rules");
+  for (const name of Object.keys(options.rules)) rules.add(new Option(name, name));
+  rules.add(new Option("a rule-set file…", "file"));
+  rules.addEventListener("change", () => {
+    $("rules-file-label").hidden = rules.value !== "file";
+  });
+  for (const radio of document.querySelectorAll("input[name=mode]")) {
+    radio.addEventListener("change", modeChanged);
+  }
+  document.addEventListener("click", (event) => {
+    const square = event.target.closest("#play-board [data-square]");
+    if (square) clickSquare(square.dataset.square);
+    else if (selected && !event.target.closest("button, select, input, label")) {
+      selected = null; // a click anywhere else cancels the selection
+      render();
+    }
+  });
+  $("new-game").addEventListener("click", newGame);
+  $("hint").addEventListener("click", hint);
+  $("undo").addEventListener("click", () => request("POST", "undo"));
+  $("resign").addEventListener("click", resign);
+  $("show-layout").addEventListener("click", () => {
+    $("play-layout").hidden = !$("play-layout").hidden;
+  });
+  document.body.addEventListener("look-changed", () => state && render());
+  setInterval(tickClocks, 200);
+  drawTally($("tally"));
+  newGame();
+}
+
+function modeChanged() {
+  const people = document.querySelector("input[name=mode]:checked").value === "people";
+  $("engine").disabled = people;
+  $("first").options[1].textContent = people ? "player 2" : "the engine (player 2)";
+}
+
+async function settings() {
+  const form = $("settings-form");
+  const body = {
+    mode: form.elements.mode.value,
+    engine: $("engine").value,
+    first: $("first").value,
+  };
+  if ($("rules").value === "file") {
+    const file = $("rules-file").files[0];
+    if (!file) throw new Error("choose a rule-set file, or a preset");
+    body.rules_file = await file.text();
+  } else {
+    body.rules = $("rules").value;
+  }
+  if ($("time").value) body.time = Number($("time").value);
+  if ($("move-time").value) body.move_time = Number($("move-time").value);
+  return body;
+}
+
+async function newGame() {
+  try {
+    const body = await settings();
+    if (state && !state.over) await call("DELETE", `/api/games/${state.id}`).catch(() => null);
+    state = null;
+    selected = null;
+    $("play-layout").hidden = true;
+    show(await call("POST", "/api/games", body));
+    say("");
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+async function request(method, action, body) {
+  if (!state) return;
+  try {
+    show(await call(method, `/api/games/${state.id}/${action}`, body));
+    say("");
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+async function hint() {
+  if (!state) return;
+  $("play-status").textContent = "asking the engine for a hint…";
+  try {
+    const answer = await call("POST", `/api/games/${state.id}/hint`);
+    show(answer.state);
+    say("");
+  } catch (error) {
+    say(error.message);
+    render();
+  }
+}
+
+function resign() {
+  if (!state || state.over) return;
+  if (resignArmed) {
+    clearTimeout(resignArmed);
+    resignArmed = null;
+    $("resign").textContent = "Resign";
+    request("POST", "resign");
+    return;
+  }
+  $("resign").textContent = "Sure? Resign";
+  resignArmed = setTimeout(() => {
+    resignArmed = null;
+    $("resign").textContent = "Resign";
+  }, 4000);
+}
+
+function personOnMove() {
+  return state && !state.over && state.to_move !== null && state.players[state.to_move].person;
+}
+
+function clickSquare(square) {
+  if (!personOnMove()) return;
+  const targets = selected ? state.legal[selected] || [] : [];
+  const target = targets.find((action) => action.to === square);
+  if (target) {
+    const move = target.kind === "flip" ? square : `${selected}-${square}`;
+    selected = null;
+    request("POST", "action", { move });
+    return;
+  }
+  selected = state.legal[square] && square !== selected ? square : null;
+  render();
+}
+
+function show(view) {
+  const previous = state;
+  state = view;
+  if (!previous || previous.id !== view.id || previous.version !== view.version) selected = null;
+  if (view.clocks) clockBase = { ...view.clocks, at: performance.now() };
+  else clockBase = null;
+  render();
+  if (view.over && (!previous || !previous.over || previous.id !== view.id)) finished(view);
+  if (!view.over && (view.thinking || view.clocks)) poll();
+}
+
+async function poll() {
+  if (polling) return;
+  polling = true;
+  try {
+    while (state && !state.over && (state.thinking || state.clocks)) {
+      const id = state.id;
+      const view = await call("GET", `/api/games/${id}?since=${state.version}`);
+      if (!state || state.id !== id) break;
+      if (view.version > state.version || view.over) show(view); // never an older state
+      else if (!view.thinking && !view.clocks) break;
+    }
+  } catch (error) {
+    say(error.message);
+  } finally {
+    polling = false;
+  }
+}
+
+function finished(view) {
+  if (view.mode === "engine" && view.engine) {
+    const you = view.over.winner === null ? "draw" : view.over.winner === 0 ? "win" : "loss";
+    countGame(view.game_id, view.engine.label, you);
+    drawTally($("tally"));
+  }
+}
+
+function seatLine(seat) {
+  const player = state.players[seat];
+  const bar = document.createElement("span");
+  const swatch = document.createElement("span");
+  swatch.className = `swatch ${player.colour || "undecided"}`;
+  const name = document.createElement("span");
+  name.className = "name";
+  name.textContent = player.name + (player.colour ? ` (${player.colour})` : "");
+  bar.append(swatch, name);
+  const turn = document.createElement("span");
+  turn.className = "turn";
+  if (state.to_move === seat) {
+    turn.textContent = player.person ? "to move" : "thinking…";
+  }
+  const clock = document.createElement("span");
+  clock.className = "clock";
+  clock.dataset.seat = seat;
+  return [bar, turn, clock];
+}
+
+function takenBy(seat) {
+  const colour = state.players[seat].colour;
+  if (!colour) return "";
+  return colour === "red" ? state.captured.black : state.captured.red;
+}
+
+function render() {
+  const legal = personOnMove() ? state.legal : {};
+  const targets = {};
+  if (selected && legal[selected]) {
+    for (const action of legal[selected]) targets[action.to] = action.kind;
+  }
+  const movable = new Set();
+  if (document.body.classList.contains("helper-on")) {
+    for (const [from, actions] of Object.entries(legal)) {
+      if (actions.some((action) => action.kind !== "flip")) movable.add(from);
+    }
+  }
+  $("play-board").dataset.game = state.id;
+  drawBoard($("play-board"), state.board, {
+    selected,
+    targets,
+    last: state.last,
+    movable,
+    hint: moveSquares(state.hint),
+  });
+  $("play-top").replaceChildren(...seatLine(1));
+  $("play-bottom").replaceChildren(...seatLine(0));
+  drawStrip($("play-strip-top"), takenBy(1));
+  drawStrip($("play-strip-bottom"), takenBy(0));
+  tickClocks();
+  $("play-status").textContent = statusWords();
+  $("hint").disabled = !personOnMove();
+  $("undo").disabled = !state.can_undo;
+  $("resign").disabled = !!state.over;
+  const moves = $("play-moves");
+  moves.replaceChildren(
+    ...state.plies.map((ply) => {
+      const item = document.createElement("li");
+      item.textContent = `${state.players[ply.player].name}: ${ply.move}`;
+      return item;
+    }),
+  );
+  moves.scrollTop = moves.scrollHeight;
+  $("play-end").hidden = !state.over;
+  if (state.over) {
+    $("play-result").textContent = state.over.result;
+    $("play-reason").textContent = `${state.over.reason}: ${state.over.reason_words}`;
+    $("record-json").href = `/api/games/${state.id}/record.json`;
+    $("record-txt").href = `/api/games/${state.id}/record.txt`;
+    drawBoard($("play-layout"), state.layout);
+  }
+}
+
+function statusWords() {
+  if (state.over) return `Game over: ${state.over.result}`;
+  const mover = state.players[state.to_move];
+  if (state.hint) return `Hint: ${state.hint.length === 2 ? "flip " + state.hint : state.hint}`;
+  if (!mover.person) return `${mover.name} is thinking…`;
+  if (selected) {
+    return state.board[SQUARES.indexOf(selected)] === "X"
+      ? `Click ${selected} again to flip it, anywhere else to cancel`
+      : `Choose where ${selected} goes, or click elsewhere to cancel`;
+  }
+  const who = state.mode === "people" ? mover.name : "You";
+  return `${who} to move${state.side ? ` (${state.side})` : ": flip a piece to start"}`;
+}
+
+function tickClocks() {
+  for (const clock of document.querySelectorAll("#play .clock")) {
+    if (!clockBase) {
+      clock.textContent = state && state.move_time ? `${state.move_time} s a move` : "";
+      continue;
+    }
+    const seat = Number(clock.dataset.seat);
+    let ms = clockBase.ms[seat];
+    if (clockBase.running === seat) ms -= performance.now() - clockBase.at;
+    ms = Math.max(0, ms);
+    const seconds = Math.ceil(ms / 1000);
+    clock.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+    clock.classList.toggle("low", ms < 10000);
+  }
+}

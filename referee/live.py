@@ -1,0 +1,127 @@
+"""The public live view of a game being played: what anyone watching may see, and its file.
+
+While a game runs, the referee rewrites ``live/<game_id>.json`` in the run folder after
+every ply (``banqi gui --watch`` reads it). It holds only what both engines have been
+told: the players, the plies so far with each flip's piece as it was revealed, and the
+clocks. Never the layout, the deal secret, or a piece that is still face down. The file
+is removed when the game ends: from then on the game's record speaks for it (withheld,
+with its flips hidden, while another game of its deal is still to end).
+
+Writing it is best effort: a live view that cannot be written never stops a game.
+"""
+
+import logging
+import os
+import tempfile
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from banqi_engine.rules import RuleSet
+
+from .errors import InputError
+from .game_setup import GameSetup
+from .record import PlayerInfo, PlyRecord
+from .timecontrol import TimeControl
+
+LIVE_FORMAT: Final = "banqi-live/1"
+LIVE_DIR: Final = "live"
+
+log = logging.getLogger(__name__)
+
+
+class LiveError(InputError):
+    """A live view file that cannot be read or does not validate."""
+
+
+class LivePlayer(BaseModel):
+    """One seat as a watcher sees it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    colour: Literal["red", "black"] | None = None
+
+
+class LiveGame(BaseModel):
+    """A game in progress, public information only."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["banqi-live/1"] = LIVE_FORMAT
+    game_id: str
+    deal: str
+    rules: RuleSet
+    time_control: TimeControl
+    players: tuple[LivePlayer, LivePlayer]
+    first: int = Field(ge=0, le=1, description="Index of the player who moves first.")
+    plies: list[PlyRecord] = Field(description="The plies so far; flips with their pieces.")
+    updated_at: datetime
+
+
+def live_file(out: Path, game_id: str) -> Path:
+    """Where the live view of a game of a run folder is kept."""
+    return out / LIVE_DIR / f"{game_id}.json"
+
+
+def live_view(
+    setup: GameSetup, players: Sequence[PlayerInfo], plies: Sequence[PlyRecord]
+) -> LiveGame:
+    """The public view of a game of ``setup`` after ``plies``."""
+    return LiveGame(
+        game_id=setup.game_id,
+        deal=setup.deal,
+        rules=setup.rules,
+        time_control=setup.time_control,
+        players=(
+            LivePlayer(name=players[0].name, colour=players[0].colour),
+            LivePlayer(name=players[1].name, colour=players[1].colour),
+        ),
+        first=setup.first,
+        plies=list(plies),
+        updated_at=datetime.now(UTC),
+    )
+
+
+def write_live(path: Path, view: LiveGame) -> bool:
+    """Replace the file atomically (temporary file, then rename; no fsync: a live view
+    lost in a crash costs nothing). False, with a warning logged, if it cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(view.model_dump_json())
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        log.warning("cannot write the live view %s: %s", path, error)
+        return False
+    return True
+
+
+def end_live(path: Path) -> None:
+    """Remove the live view of a game that has ended (its record takes over)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as error:
+        log.warning("cannot remove the live view %s: %s", path, error)
+
+
+def read_live(path: Path) -> LiveGame:
+    """Load and validate a live view; LiveError says what is wrong."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise LiveError(f"cannot read live view {path}: {error}") from None
+    try:
+        return LiveGame.model_validate_json(text)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise LiveError(f"live view {path} is not valid: {where}: {first['msg']}") from None

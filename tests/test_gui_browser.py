@@ -1,0 +1,329 @@
+"""The board page in a real browser (headless Chromium driven by Selenium): a whole game
+against level 0 by clicking, hint and undo, labels and styles, a live match watched ply by
+ply, and a replay stepped through.
+
+Skipped, saying what to install, where no Chromium and chromedriver are found (Debian:
+``apt-get install chromium chromium-driver``; ``.ci/run`` installs them).
+"""
+
+import random
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the GUI tests need: pip install -e '.[test]'")
+pytest.importorskip("selenium", reason="the browser tests need: pip install -e '.[test]'")
+
+import uvicorn
+from gui_helpers import TOKEN, builtin_loop, gui_config
+from referee_fakes import play
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from gui.app import create_app
+from gui.server import address, listen
+from protocol.engine_loop import DctpEngine
+from protocol.messages import Reply
+from referee.engine_spec import EngineSpec
+from referee.engine_start import in_process_engines, start_engine_process
+from tournaments.config import builtin_engine_command
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
+INSTALL = (
+    "no headless browser found: install Chromium and its driver "
+    "(Debian: apt-get install chromium chromium-driver; .ci/run does)"
+)
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1200,1000",
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    binary = next((found for name in BROWSERS if (found := shutil.which(name))), None)
+    driver_path = shutil.which("chromedriver")
+    if binary is None or driver_path is None:
+        pytest.skip(INSTALL)
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in FLAGS:
+        options.add_argument(flag)
+    try:
+        driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
+    except WebDriverException as error:
+        pytest.skip(f"{INSTALL} ({error.msg})")
+    yield driver
+    driver.quit()
+
+
+class Server:
+    """The app served by uvicorn in a thread, on a free port."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        config = gui_config(tmp_path, start_engine_process)
+        sock = listen("127.0.0.1", 0)
+        self.url = address(sock, TOKEN, "")
+        self.base = self.url.split("/?")[0]
+        self.server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]})
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    made = Server(tmp_path)
+    yield made
+    made.stop()
+
+
+def wait(driver: WebDriver, what: Callable[[WebDriver], Any], seconds: float = 15) -> Any:
+    return WebDriverWait(driver, seconds, poll_frequency=0.02).until(what)
+
+
+def squares(driver: WebDriver) -> list[dict[str, Any]]:
+    """Every square of the play board: name, piece letter, classes (one script call)."""
+    result: list[dict[str, Any]] = driver.execute_script(
+        """return [...document.querySelectorAll('#play-board [data-square]')].map(s => ({
+            square: s.dataset.square, target: s.dataset.target || null,
+            piece: s.firstElementChild ? s.firstElementChild.dataset.piece : null,
+            classes: s.className}));"""
+    )
+    return result
+
+
+def click(driver: WebDriver, square: str) -> None:
+    driver.find_element(By.CSS_SELECTOR, f'#play-board [data-square="{square}"]').click()
+
+
+def status(driver: WebDriver) -> str:
+    return str(driver.find_element(By.ID, "play-status").text)
+
+
+def page(driver: WebDriver) -> dict[str, Any]:
+    """The play page in one script call: plies listed, whether a person may move, the end."""
+    found: dict[str, Any] = driver.execute_script(
+        """const status = document.getElementById('play-status').textContent;
+        return {plies: document.querySelectorAll('#play-moves li').length,
+                mine: status.startsWith('You to move'),
+                over: !document.getElementById('play-end').hidden};"""
+    )
+    return found
+
+
+def my_turn(driver: WebDriver) -> bool:
+    state = page(driver)
+    return bool(state["mine"] or state["over"])
+
+
+def game_over(driver: WebDriver) -> bool:
+    return bool(page(driver)["over"])
+
+
+def plies(driver: WebDriver) -> int:
+    return int(page(driver)["plies"])
+
+
+def next_turn(driver: WebDriver, before: int) -> None:
+    """Wait until the engine has answered a ply of ours (or the game is over)."""
+    wait(driver, lambda d: (s := page(d))["over"] or (s["plies"] > before and s["mine"]))
+
+
+def legal(driver: WebDriver) -> dict[str, list[dict[str, str]]]:
+    """The legal actions the server sent the page for the game on its board."""
+    game = driver.find_element(By.ID, "play-board").get_attribute("data-game")
+    state: dict[str, Any] = driver.execute_script(
+        """const request = new XMLHttpRequest();
+        request.open('GET', '/api/games/' + arguments[0], false);
+        request.send();
+        return JSON.parse(request.responseText);""",
+        game,
+    )
+    return state["legal"]
+
+
+def play_one(driver: WebDriver, choose: random.Random, *, check: bool = False) -> None:
+    """One action of ours by clicking: a capture if there is one, else a flip (a face-down
+    square clicked twice), else a move. ``check``: with WebDriver's own clicks, checking
+    that the page marked the action as it should."""
+    before = plies(driver)
+    actions = [(frm, a["to"], a["kind"]) for frm, some in legal(driver).items() for a in some]
+    captures = [a for a in actions if a[2] in ("capture", "jump")]
+    flips = [a for a in actions if a[2] == "flip"]
+    frm, to, kind = choose.choice(captures or flips or actions)
+    if check:
+        click(driver, frm)
+        if kind == "flip":
+            assert "again to flip" in status(driver)
+        else:
+            assert next(s for s in squares(driver) if s["square"] == to)["target"] == kind
+        click(driver, to)
+    else:  # the same two clicks, dispatched by one script: quicker over a long game
+        driver.execute_script(
+            "for (const square of arguments[0]) document.querySelector("
+            '`#play-board [data-square="${square}"]`).click();',
+            [frm, to],
+        )
+    next_turn(driver, before)
+
+
+def test_a_whole_game_against_level_0_by_clicking(browser: WebDriver, server: Server) -> None:
+    driver = browser
+    driver.get(server.url)
+    wait(driver, lambda d: "to move" in status(d))
+    Select(driver.find_element(By.ID, "engine")).select_by_value("level-0")
+    Select(driver.find_element(By.ID, "rules")).select_by_value("casual")
+    Select(driver.find_element(By.ID, "first")).select_by_value("you")
+    driver.find_element(By.ID, "helper").click()
+    driver.find_element(By.ID, "new-game").click()
+    top = driver.find_element(By.ID, "play-top")
+    wait(driver, lambda d: "level-0" in top.text and my_turn(d) and plies(d) == 0)
+    assert len(squares(driver)) == 32 and all(s["piece"] == "X" for s in squares(driver))
+
+    # Selecting elsewhere cancels: nothing is flipped by accident.
+    click(driver, "a1")
+    click(driver, "d8")
+    assert [s["square"] for s in squares(driver) if s["target"]] == ["d8"]
+    driver.find_element(By.ID, "play-status").click()
+    assert plies(driver) == 0 and not [s for s in squares(driver) if s["target"]]
+
+    choose = random.Random(5)
+    play_one(driver, choose, check=True)
+    play_one(driver, choose, check=True)
+    driver.find_element(By.ID, "hint").click()
+    wait(driver, lambda d: any("hint" in s["classes"] for s in squares(d)))
+    assert "Hint" in status(driver)
+    before = plies(driver)
+    driver.find_element(By.ID, "undo").click()
+    wait(driver, lambda d: plies(d) == before - 2)
+
+    Select(driver.find_element(By.ID, "labels")).select_by_value("en")
+    Select(driver.find_element(By.ID, "piece-style")).select_by_value("tile")
+    Select(driver.find_element(By.ID, "board-style")).select_by_value("slate")
+    body = driver.find_element(By.TAG_NAME, "body").get_attribute("class") or ""
+    assert {"labels-en", "pieces-tile", "board-slate", "helper-on"} <= set(body.split())
+    face_up = driver.find_element(By.CSS_SELECTOR, "#play-board .piece:not([data-piece=X])")
+    assert face_up.find_element(By.CSS_SELECTOR, ".en").is_displayed()
+    assert not face_up.find_element(By.CSS_SELECTOR, ".zh").is_displayed()
+
+    for _ in range(400):
+        if game_over(driver):
+            break
+        play_one(driver, choose, check=plies(driver) < 12)
+    assert game_over(driver)
+    result = driver.find_element(By.ID, "play-result").text
+    assert "wins" in result or "draw" in result
+    reason = driver.find_element(By.ID, "play-reason").text
+    assert reason.split(":")[0] in ("no-legal-move", "threefold-repetition", "no-progress")
+    record = driver.find_element(By.ID, "record-json").get_attribute("href") or ""
+    assert record.endswith("/record.json")
+    fetched = driver.execute_async_script(
+        "fetch(arguments[0]).then(r => r.json()).then(arguments[1])", record
+    )
+    assert fetched["result"] == result and len(fetched["layout"].replace("/", "")) == 32
+    tally = driver.find_element(By.ID, "tally").text
+    assert "level 0: random 1" in tally
+
+    driver.set_window_size(390, 844)  # a phone: the board fits the width
+    fits = driver.execute_script(
+        "const r = document.getElementById('play-board').getBoundingClientRect();"
+        "return r.left >= 0 && r.right <= window.innerWidth;"
+    )
+    driver.set_window_size(1200, 1000)
+    assert fits
+
+
+class Slow(DctpEngine):
+    """A built-in level that takes a moment over each move, so that a game can be watched."""
+
+    def handle_line(self, line: str) -> Reply | None:
+        if " genmove " in f" {line} ":
+            time.sleep(0.02)
+        return super().handle_line(line)
+
+
+def slow(spec: EngineSpec) -> DctpEngine:
+    loop = builtin_loop(spec)
+    return Slow(loop.rules, loop.player)
+
+
+def test_watch_a_live_match_then_replay_its_record(
+    browser: WebDriver, server: Server, tmp_path: Path
+) -> None:
+    driver = browser
+    engines = tuple(
+        EngineSpec(name=name, command=builtin_engine_command("--level", level))
+        for name, level in (("greedy", "1"), ("random", "0"))
+    )
+    run = tmp_path / "runs" / "m1"
+    run.mkdir(parents=True)
+    match = threading.Thread(
+        target=play,
+        args=(run, engines),
+        kwargs={"games": 2, "start_engine": in_process_engines(slow)},
+    )
+    driver.get(server.url + "#watch/m1")
+    match.start()
+    try:
+        card = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".live-game[data-plies]"))[0]
+        first = int(card.get_attribute("data-plies") or 0)
+        wait(driver, lambda d: int(card.get_attribute("data-plies") or 0) > first + 2)
+        pieces = card.find_elements(By.CSS_SELECTOR, "[data-square] [data-piece]")
+        assert len(pieces) >= 2
+    finally:
+        match.join(60)
+    wait(
+        driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-finished [data-game]")) == 2
+    )
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-standings tr")) == 3)
+    assert not driver.find_elements(By.CSS_SELECTOR, ".live-game")
+
+    driver.find_element(By.CSS_SELECTOR, "#watch-finished [data-game]").click()
+    replay_status = driver.find_element(By.ID, "replay-status")
+    wait(driver, lambda d: replay_status.text.startswith("start"))
+    assert all(
+        p.get_attribute("data-piece") == "X"
+        for p in driver.find_elements(By.CSS_SELECTOR, "#replay-board [data-piece]")
+    )
+    driver.find_element(By.ID, "replay-forward").click()
+    driver.find_element(By.ID, "replay-forward").click()
+    wait(driver, lambda d: replay_status.text.startswith("ply 2 of"))
+    driver.find_element(By.ID, "replay-back").click()
+    wait(driver, lambda d: replay_status.text.startswith("ply 1 of"))
+    number = driver.find_element(By.ID, "replay-ply")
+    number.clear()
+    number.send_keys("5\n")
+    wait(driver, lambda d: replay_status.text.startswith("ply 5 of"))
+    driver.find_element(By.ID, "replay-play").click()
+    wait(driver, lambda d: replay_status.text.startswith("ply 6 of"))
+    driver.find_element(By.ID, "replay-play").click()
+    driver.find_element(By.ID, "replay-last").click()
+    end = driver.find_element(By.ID, "replay-end")
+    wait(driver, lambda d: end.is_displayed())
+    assert driver.find_element(By.ID, "replay-result").text
+    layout = driver.find_elements(By.CSS_SELECTOR, "#replay-layout [data-piece]")
+    assert len(layout) == 32 and "X" not in {p.get_attribute("data-piece") for p in layout}

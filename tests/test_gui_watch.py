@@ -1,0 +1,195 @@
+"""The live view the referee writes while a game runs, and the GUI's watch and replay API."""
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the GUI tests need: pip install -e '.[test]'")
+pytest.importorskip("httpx2", reason="the GUI tests need: pip install -e '.[test]'")
+
+from gui_helpers import HEADERS, builtin_loop, gui_config
+from referee_fakes import play
+from starlette.testclient import TestClient
+
+from banqi_engine.rules import PRESETS
+from gui.app import create_app
+from protocol.engine_loop import DctpEngine
+from protocol.messages import Reply
+from referee.engine_spec import EngineSpec
+from referee.engine_start import in_process_engines
+from referee.live import LIVE_DIR, LiveGame, live_file, read_live, write_live
+from referee.record import GameRecord, PlyRecord
+from referee.storage import save_game
+from referee.text_record import format_text_record
+from referee.timecontrol import TimeControl
+from referee.withheld import withhold
+from tournaments.config import builtin_engine_command
+
+
+def level(name: str, number: int) -> EngineSpec:
+    return EngineSpec(name=name, command=builtin_engine_command("--level", str(number)))
+
+
+class Peeking(DctpEngine):
+    """An engine loop that reads the run's live views each time it is asked for a move."""
+
+    seen: list[dict[str, Any]]
+
+    def __init__(self, spec: EngineSpec, live: Path, seen: list[dict[str, Any]]) -> None:
+        loop = builtin_loop(spec)
+        super().__init__(loop.rules, loop.player)
+        self.live = live
+        self.seen = seen
+
+    def handle_line(self, line: str) -> Reply | None:
+        if " genmove " in f" {line} ":
+            for path in self.live.glob("*.json"):
+                self.seen.append(json.loads(path.read_text()))
+        return super().handle_line(line)
+
+
+def test_the_referee_keeps_a_public_live_view_while_a_game_runs(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    seen: list[dict[str, Any]] = []
+    factory = in_process_engines(lambda spec: Peeking(spec, out / LIVE_DIR, seen))
+    records = play(out, (level("a", 0), level("b", 0)), games=2, start_engine=factory)
+    assert len(seen) > 10
+    by_game = {record.game_id: record for record in records}
+    for view in seen:
+        assert set(view) == set(LiveGame.model_fields)  # no layout, no secret
+        record = by_game[view["game_id"]]
+        plies = [ply["move"] for ply in view["plies"]]
+        assert plies == [ply.move for ply in record.plies[: len(plies)]]
+        assert all("?" not in move for move in plies)  # flips as they were revealed
+    assert not list((out / LIVE_DIR).glob("*"))  # removed when each game ended
+
+
+def test_a_live_view_that_cannot_be_written_does_not_stop_anything(tmp_path: Path) -> None:
+    (tmp_path / "live").write_text("a file where the folder should be")
+    view = live_game("g1", [])
+    assert not write_live(tmp_path / "live" / "g1.json", view)
+    assert write_live(live_file(tmp_path / "ok", "g1"), view)
+    assert read_live(live_file(tmp_path / "ok", "g1")) == view
+
+
+def live_game(game_id: str, moves: list[str], deal: str = "1") -> LiveGame:
+    plies = [
+        PlyRecord(player=i % 2, move=move, ms=5, clocks_ms=(899_000, 898_000))
+        for i, move in enumerate(moves)
+    ]
+    return LiveGame.model_validate(
+        {
+            "game_id": game_id,
+            "deal": deal,
+            "rules": PRESETS["olympiad"],
+            "time_control": TimeControl(),
+            "players": [{"name": "alpha", "colour": "red"}, {"name": "beta", "colour": "black"}],
+            "first": 0,
+            "plies": plies,
+            "updated_at": "2026-11-30T12:00:00Z",
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> list[GameRecord]:
+    """Two finished games of one deal, played in-process."""
+    out = tmp_path_factory.mktemp("played")
+    factory = in_process_engines(builtin_loop)
+    return play(out, (level("a", 1), level("b", 0)), games=2, start_engine=factory)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(gui_config(tmp_path)), headers=HEADERS) as made:
+        yield made
+
+
+def test_watch_shows_live_games_finished_games_and_standings(
+    client: TestClient, tmp_path: Path, finished: list[GameRecord]
+) -> None:
+    run = tmp_path / "runs" / "t1"
+    save_game(run, finished[0])
+    write_live(live_file(run, "g9"), live_game("g9", ["b6(K)", "c6(g)", "b6-c6"]))
+    write_live(live_file(run, finished[0].game_id), live_game(finished[0].game_id, []))
+    (run / "standings.json").write_text(json.dumps([{"rank": 1, "name": "a", "elo": 3.5}]))
+    (tmp_path / "runs" / "not-a-run").mkdir()
+    runs = client.get("/api/runs").json()["runs"]
+    assert [r["id"] for r in runs] == ["t1"] and runs[0]["live"] == 2
+    view = client.get("/api/runs/t1/watch").json()
+    assert [game["game_id"] for game in view["live"]] == ["g9"]  # the other has its record
+    board = view["live"][0]["board"]
+    assert board[21] == "-" and board[22] == "K" and board.count("X") == 30  # b6, c6
+    assert view["live"][0]["captured"] == {"red": "", "black": "g"}
+    assert view["live"][0]["problem"] is None
+    assert view["live"][0]["plies"] == ["b6(K)", "c6(g)", "b6-c6"]
+    assert view["finished"][0]["game_id"] == finished[0].game_id
+    assert view["standings"][0]["name"] == "a" and view["standings"][0]["elo"] == 3.5
+    assert "layout" not in json.dumps(view)
+    assert client.get("/api/runs/nope/watch").status_code == 404
+    assert client.get("/api/runs/..%2F..%2Fetc/watch").status_code == 404
+    assert client.get("/api/runs/t1/games/..%2F..%2Fsecret").status_code == 404
+
+
+def test_replay_of_a_run_game_steps_every_ply_and_reveals_the_layout(
+    client: TestClient, tmp_path: Path, finished: list[GameRecord]
+) -> None:
+    record = finished[0]
+    save_game(tmp_path / "runs" / "t1", record)
+    view = client.get(f"/api/runs/t1/games/{record.game_id}").json()
+    assert len(view["frames"]) == len(record.plies) + 1
+    assert view["frames"][0]["board"] == "X" * 32
+    assert [f["move"] for f in view["frames"][1:]] == [p.move for p in record.plies]
+    assert view["result"] == record.result and view["reason"] == record.reason.value
+    assert view["layout"] is not None and "X" not in view["layout"]
+    assert view["problem"] is None and not view["withheld"]
+
+
+def test_a_withheld_record_shows_no_layout_and_no_flipped_piece(
+    client: TestClient, finished: list[GameRecord]
+) -> None:
+    text = withhold(finished[0]).model_dump_json()
+    view = client.post("/api/replay", content=text, params={"name": "w.json"}).json()
+    assert view["withheld"] and view["layout"] is None
+    assert set("".join(frame["board"] for frame in view["frames"])) <= {"X", "?", "-"}
+
+
+def test_an_uploaded_text_record_replays_under_the_rules_named(
+    client: TestClient, finished: list[GameRecord]
+) -> None:
+    from banqi_engine.position import Position
+
+    text = format_text_record(finished[1], Position.opening())
+    view = client.post("/api/replay", content=text, params={"rules": "casual"}).json()
+    assert view["problem"] is None and view["layout"] is None
+    assert len(view["frames"]) == len(finished[1].plies) + 1
+    assert view["reason"] == finished[1].reason.value
+
+
+@pytest.mark.parametrize(
+    ("body", "params", "status", "words"),
+    [
+        (b"* not a record\n", {}, 422, "text record"),
+        (b'{"format": "banqi-record/1"}', {}, 422, "not a valid banqi-record/1 record"),
+        (b"\xff\xfe", {}, 400, "UTF-8"),
+        (b"{}", {"rules": "chess"}, 400, "rules must be one of"),
+    ],
+)
+def test_a_bad_upload_gets_a_clear_error(
+    client: TestClient, body: bytes, params: dict[str, str], status: int, words: str
+) -> None:
+    answer = client.post("/api/replay", content=body, params=params)
+    assert answer.status_code == status and words in answer.json()["error"]
+
+
+def test_an_illegal_ply_ends_the_replay_with_the_reason(
+    client: TestClient, finished: list[GameRecord]
+) -> None:
+    record = finished[0]
+    plies = [*record.plies[:3], record.plies[3].model_copy(update={"move": "a1-a5"})]
+    broken = record.model_copy(update={"plies": plies})
+    view = client.post("/api/replay", content=broken.model_dump_json()).json()
+    assert len(view["frames"]) == 4 and "ply 4 (a1-a5)" in view["problem"]

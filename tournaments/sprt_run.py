@@ -1,0 +1,341 @@
+"""An SPRT as a run: a new engine against a base one, pairs of games on one hidden layout
+with the seats swapped, played by the tournament runner until the test has its verdict.
+
+The test counts complete pairs in pair order: after pair ``i`` it counts pair ``i + 1`` once
+both of its games have records, whatever finished before. The first pair at which the
+log-likelihood ratio reaches a bound ends the test (:mod:`tournaments.sprt`); from then on no
+new pair is started, the games in flight finish (with their pair's other game, so that no
+record stays withheld) and are kept, but not counted. Without a verdict after
+``max_games`` games (every pair counted) the test is inconclusive. A pair with a void game
+counts in the games but not in the pentanomial, so it leaves the LLR as it was; forfeited
+games count as losses, as in a match.
+
+``sprt-settings.json`` holds the settings and seed the test started with (``max_games`` as
+last raised); the records in ``games/`` say which games exist, and everything else is
+recomputed from them, so a test killed at any moment resumes without losing or doubling a
+pair. ``sprt.json`` (:class:`SprtStatus`) and ``sprt.html`` (:mod:`tournaments.sprt_chart`)
+are written after every counted pair.
+"""
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from banqi_engine.rules import RuleSet
+from referee.atomic import write_atomic
+from referee.engine_spec import EngineSpec
+from referee.engine_start import EngineFactory, start_engine_process
+from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout, game_setup
+from referee.record import GameRecord
+from referee.sandbox import SandboxMode
+from referee.storage import GAMES_DIR
+from referee.timecontrol import TimeControl
+
+from .config import ConfigError
+from .differences import model_differences
+from .elo import pentanomial_elo
+from .match import MATCH_FILE, MAX_FAILURES
+from .results import Standings
+from .runner import RunEvents, RunOptions, RunSettings, run_scheduled
+from .schedule import ScheduledGame
+from .sprt import EloModel, SprtPoint, SprtStatus, SprtTest, Verdict, normalized_elo
+from .sprt_chart import chart_html
+from .state import STATE_FILE, RunFolderError, existing_records
+
+SETTINGS_FILE: Final = "sprt-settings.json"
+STATUS_FILE: Final = "sprt.json"
+CHART_FILE: Final = "sprt.html"
+MAX_GAMES: Final = 100_000
+DEFAULT_MAX_GAMES: Final = 20_000
+RESUMABLE_FIELDS: Final = frozenset({"concurrency", "sandbox", "log_traffic", "out", "max_games"})
+"""Settings that may change on resume (``max_games`` only grow): they do not change the
+games played nor how they are counted."""
+
+
+class SprtConfig(BaseModel):
+    """An SPRT: the new engine and the base one, the test, at most how many games, under
+    which rules and clock."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    engines: tuple[EngineSpec, EngineSpec] = Field(description="The new engine, then the base.")
+    test: SprtTest = SprtTest()
+    max_games: int = Field(default=DEFAULT_MAX_GAMES, ge=2, le=MAX_GAMES, multiple_of=2)
+    rules: RuleSet
+    time_control: TimeControl = TimeControl()
+    seed: int
+    out: Path
+    log_traffic: bool = False
+    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
+    sandbox: SandboxMode = SandboxMode.AUTO
+    concurrency: int = Field(default=1, ge=1, le=64, description="Games at once.")
+
+
+class SprtSettings(BaseModel):
+    """What ``sprt-settings.json`` holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["banqi-sprt-settings/1"] = "banqi-sprt-settings/1"
+    created_at: datetime
+    config: SprtConfig
+
+
+def game_id(index: int) -> str:
+    """Game ``index`` (from 0): ``g000001``, one width for any ``max_games``."""
+    return f"g{index + 1:06d}"
+
+
+def sprt_games(config: SprtConfig) -> list[ScheduledGame]:
+    """Game ``i`` on deal ``i // 2``; the new engine moves first in even games."""
+    return [
+        ScheduledGame(setup, (0, 1), setup.deal)
+        for setup in (
+            game_setup(
+                game_id=game_id(index),
+                players=config.engines,
+                first=index % 2,
+                deal=str(index // 2),
+                seed=config.seed,
+                rules=config.rules,
+                time_control=config.time_control,
+                stall_timeout=config.stall_timeout,
+            )
+            for index in range(config.max_games)
+        )
+    ]
+
+
+def open_sprt(config: SprtConfig, seed_given: bool, max_games_given: bool) -> SprtSettings:
+    """The test's settings: the saved ones, after checking the config is the same, or new
+    ones (written by ``start_sprt_folder``).
+
+    A resumed test keeps its saved seed and ``max_games`` unless given; ``max_games`` may
+    only grow. Refuses a folder that holds another kind of run or records without an SPRT,
+    and a folder under a file.
+    """
+    out = config.out
+    path = out / SETTINGS_FILE
+    if path.exists():
+        saved = read_settings(path)
+        kept = {} if seed_given else {"seed": saved.config.seed}
+        if not max_games_given:
+            kept["max_games"] = saved.config.max_games
+        wanted = config.model_copy(update=kept)
+        differences = model_differences(saved.config, wanted, RESUMABLE_FIELDS)
+        if differences:
+            raise ConfigError(
+                f"{out} holds an SPRT with different settings; resume it with the same "
+                "settings or choose another --out. Differences: " + "; ".join(differences)
+            )
+        if wanted.max_games < saved.config.max_games:
+            raise ConfigError(
+                f"{out} holds an SPRT of up to {saved.config.max_games} games; --max-games "
+                f"may grow but not shrink (now {wanted.max_games})"
+            )
+        return saved.model_copy(update={"config": wanted})
+    if out.exists() and not out.is_dir():
+        raise RunFolderError(f"cannot use {out} as the run folder: it is a file")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise RunFolderError(f"cannot create the run folder {out}: {parent} is a file")
+            break
+    for other, kind in ((STATE_FILE, "a tournament"), (MATCH_FILE, "a match")):
+        if (out / other).exists():
+            raise RunFolderError(f"{out} holds {kind}, not an SPRT; choose another --out")
+    if any((out / GAMES_DIR).glob("*.json")):
+        raise RunFolderError(
+            f"{out} holds game records but no {SETTINGS_FILE}; choose another --out (an SPRT "
+            "never overwrites records)"
+        )
+    return SprtSettings(created_at=datetime.now(UTC), config=config)
+
+
+def read_settings(path: Path) -> SprtSettings:
+    """A test's saved settings; RunFolderError if the file is damaged."""
+    try:
+        return SprtSettings.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError) as error:
+        raise RunFolderError(f"{path} is damaged or not an SPRT's settings: {error}") from None
+
+
+def start_sprt_folder(settings: SprtSettings) -> None:
+    """Write a new test's ``sprt-settings.json``, or a resumed one's whose ``max_games``
+    grew."""
+    out = settings.config.out
+    path = out / SETTINGS_FILE
+    if path.exists() and read_settings(path).config.max_games == settings.config.max_games:
+        return
+    (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
+    write_atomic(path, settings.model_dump_json(indent=2) + "\n")
+
+
+class SprtTracker:
+    """The test as the records come: complete pairs counted in pair order until the verdict."""
+
+    def __init__(self, config: SprtConfig) -> None:
+        self.config = config
+        self.games = sprt_games(config)
+        self.index = {game.setup.game_id: i for i, game in enumerate(self.games)}
+        self.records: dict[int, GameRecord] = {}
+        self.started: set[int] = set()
+        """Pairs with a game started or recorded: once the verdict is in, only these play."""
+        self.wdl_void = [0, 0, 0, 0]
+        self.pentanomial = [0, 0, 0, 0, 0]
+        self.llr = 0.0
+        self.verdict: Verdict | None = None
+        self.history: list[SprtPoint] = []
+
+    @classmethod
+    def from_folder(cls, config: SprtConfig) -> "SprtTracker":
+        """The test as the records in its folder have it."""
+        tracker = cls(config)
+        found = existing_records(config.out, [game.setup.game_id for game in tracker.games])
+        for record in sorted(found.values(), key=lambda r: tracker.index[r.game_id]):
+            tracker.add(record)
+        return tracker
+
+    @property
+    def counted(self) -> int:
+        """Pairs counted so far."""
+        return len(self.history)
+
+    def admit(self, game: ScheduledGame) -> bool:
+        """Whether a queued game starts: any before the verdict, then only the other game of
+        a pair already started."""
+        pair = self.index[game.setup.game_id] // 2
+        if self.verdict is not None and pair not in self.started:
+            return False
+        self.started.add(pair)
+        return True
+
+    def add(self, record: GameRecord) -> list[SprtStatus]:
+        """Take a finished game; the test after each pair it lets count (none, or several when
+        it completes a pair that later ones waited for)."""
+        index = self.index[record.game_id]
+        self.records[index] = record
+        self.started.add(index // 2)
+        statuses = []
+        total_pairs = self.config.max_games // 2
+        while self.verdict is None and self.counted < total_pairs:
+            pair = self.counted
+            if 2 * pair not in self.records or 2 * pair + 1 not in self.records:
+                break
+            self._count(self.records[2 * pair], self.records[2 * pair + 1])
+            if self.verdict is None and self.counted == total_pairs:
+                self.verdict = Verdict.INCONCLUSIVE
+            statuses.append(self.status())
+        return statuses
+
+    def _count(self, first: GameRecord, second: GameRecord) -> None:
+        """Count a pair: the new engine is player 0 of every game."""
+        for record in (first, second):
+            if record.void:
+                self.wdl_void[3] += 1
+            else:
+                self.wdl_void[{0: 0, None: 1, 1: 2}[record.winner]] += 1
+        if not (first.void or second.void):
+            half_points = round(2 * (first.points(0) + second.points(0)))
+            self.pentanomial[half_points] += 1
+            test = self.config.test
+            self.llr = test.llr(self.pentanomial)
+            self.verdict = test.verdict(self.llr)
+        elo, error = self._model_elo()
+        self.history.append(
+            SprtPoint(games=2 * (self.counted + 1), llr=self.llr, elo=elo, elo_error=error)
+        )
+
+    def _model_elo(self) -> tuple[float | None, float | None]:
+        """The Elo estimate and margin in the test's model."""
+        if self.config.test.model is EloModel.NORMALIZED:
+            return normalized_elo(self.pentanomial)
+        estimate = pentanomial_elo(self.pentanomial)
+        return estimate.elo, estimate.elo_error
+
+    def status(self) -> SprtStatus:
+        """The test as counted so far."""
+        config = self.config
+        estimate = pentanomial_elo(self.pentanomial)
+        nelo, nelo_error = normalized_elo(self.pentanomial)
+        wins, draws, losses, void = self.wdl_void
+        return SprtStatus(
+            new=config.engines[0].name,
+            base=config.engines[1].name,
+            test=config.test,
+            lower_bound=config.test.lower_bound,
+            upper_bound=config.test.upper_bound,
+            max_games=config.max_games,
+            games=2 * self.counted,
+            pairs=self.counted,
+            wins=wins,
+            draws=draws,
+            losses=losses,
+            void=void,
+            pentanomial=(*self.pentanomial,),
+            llr=self.llr,
+            elo=estimate.elo,
+            elo_error=estimate.elo_error,
+            nelo=nelo,
+            nelo_error=nelo_error,
+            verdict=self.verdict,
+            history=list(self.history),
+        )
+
+
+def save_status(out: Path, status: SprtStatus) -> None:
+    """Write ``sprt.json`` and ``sprt.html``."""
+    write_atomic(out / STATUS_FILE, status.model_dump_json() + "\n")
+    write_atomic(out / CHART_FILE, chart_html(status))
+
+
+@dataclass(frozen=True)
+class SprtEvents:
+    """What the run tells its caller as it goes (progress output lives in the CLI)."""
+
+    game_done: Callable[[GameRecord], None]
+    pair_counted: Callable[[SprtStatus], None]
+    engine_out: Callable[[str, str], None]
+
+
+async def run_sprt(
+    tracker: SprtTracker,
+    key: bytes,
+    events: SprtEvents,
+    start_engine: EngineFactory = start_engine_process,
+) -> SprtStatus:
+    """Play the test's pairs, ``concurrency`` games at once, until its verdict (or until
+    every game has a record); ``sprt.json`` and ``sprt.html`` are written at the start
+    (before the runner clears half-written files from the folder) and after every pair
+    counted (in a thread of their own, in order, so that no fsync holds up the clocks of the
+    games being played). Returns the test as it ends."""
+    config = tracker.config
+    save_status(config.out, tracker.status())
+    writes = []
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sprt-status") as writer:
+
+        def game_done(record: GameRecord, standings: Standings) -> None:
+            events.game_done(record)
+            for status in tracker.add(record):
+                writes.append(writer.submit(save_status, config.out, status))
+                events.pair_counted(status)
+
+        options = RunOptions(
+            key=key,
+            out=config.out,
+            events=RunEvents(game_done, lambda name, _, last: events.engine_out(name, last)),
+            log_traffic=config.log_traffic,
+            start_engine=start_engine,
+            admit=tracker.admit,
+        )
+        names = [spec.name for spec in config.engines]
+        settings = RunSettings(names, config.concurrency, MAX_FAILURES)
+        await run_scheduled(tracker.games, settings, options)
+    for write in writes:
+        write.result()  # raises what a write raised
+    return tracker.status()
