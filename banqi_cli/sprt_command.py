@@ -7,6 +7,7 @@ import click
 from pydantic import ValidationError
 
 from banqi_engine.rules import RuleSet
+from referee.deal_book import LoadedBook
 from referee.deals import new_seed
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory
@@ -35,8 +36,10 @@ from .options import (
     RUNS_FOLDER,
     UntoldRules,
     check_before_games,
+    deals_option,
     engine_factory,
     field_option,
+    load_deal_book,
     referee_key,
     rules_option,
     run_options,
@@ -164,6 +167,7 @@ def _test(model: str, elo0: float, elo1: float, alpha: float, beta: float) -> Sp
 @rules_option
 @time_control_options
 @run_options
+@deals_option
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -189,6 +193,7 @@ def sprt_command(
     log_traffic: bool,
     sandbox: str,
     key_file: Path | None,
+    deals: Path | None,
 ) -> None:
     """Test whether NEW is stronger than BASE: pairs of games (one hidden layout, seats
     swapped) until the log-likelihood ratio of the pentanomial GSPRT (fishtest's and
@@ -207,6 +212,7 @@ def sprt_command(
         )
     engines = engine_specs(engine_new, engine_base)
     key = referee_key(key_file)
+    book = load_deal_book(deals)
     folder = out if out is not None else default_sprt_folder(engines)
     test = _test(model, elo0, elo1, alpha, beta)
     config = SprtConfig(
@@ -223,15 +229,17 @@ def sprt_command(
         sandbox=SandboxMode(sandbox),
     )
     try:
-        settings = open_sprt(config, seed is not None, max_games is not None)
+        settings = open_sprt(config, seed is not None, max_games is not None, book)
         with locked_run(folder):
             tracker = SprtTracker.from_folder(settings.config)
             click.echo(_header(tracker, seed))
             if tracker.verdict is None:
-                start_engine = engine_factory(config.sandbox, key_file, folder, engines)
+                start_engine = engine_factory(
+                    config.sandbox, key_file, folder, engines, deal_book=deals
+                )
                 check_before_games(engines, start_engine, time_control, stall_timeout)
                 start_sprt_folder(settings)
-                status = play_with_progress(tracker, key, start_engine)
+                status = play_with_progress(tracker, key, start_engine, book)
             else:
                 status = tracker.status()
                 click.echo(pair_line(status))
@@ -245,7 +253,9 @@ def sprt_command(
     click.echo(verdict_line(status))
 
 
-def play_with_progress(tracker: SprtTracker, key: bytes, start_engine: EngineFactory) -> SprtStatus:
+def play_with_progress(
+    tracker: SprtTracker, key: bytes, start_engine: EngineFactory, book: LoadedBook | None
+) -> SprtStatus:
     """Play the test's pairs until its verdict, a line per pair counted; Ctrl-C exits 130
     keeping finished records."""
     config = tracker.config
@@ -263,7 +273,7 @@ def play_with_progress(tracker: SprtTracker, key: bytes, start_engine: EngineFac
 
     events = SprtEvents(untold.note, pair_counted, engine_out)
     try:
-        return run_interruptible(run_sprt(tracker, key, events, start_engine))
+        return run_interruptible(run_sprt(tracker, key, events, start_engine, book))
     except KeyboardInterrupt:
         click.echo(
             f"interrupted: {tracker.counted} pairs counted ({2 * tracker.counted} games), LLR "

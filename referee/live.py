@@ -125,3 +125,13 @@ def read_live(path: Path) -> LiveGame:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise LiveError(f"live view {path} is not valid: {where}: {first['msg']}") from None
+
+
+def clear_live_views(out: Path) -> None:
+    """Remove every live view of a run folder (and half-written ones): as a run opens, no
+    game of it is being played, whatever a killed run left behind."""
+    folder = out / LIVE_DIR
+    if folder.is_dir():
+        for path in folder.iterdir():
+            if path.is_file():
+                path.unlink(missing_ok=True)

@@ -11,6 +11,7 @@ pytest.importorskip("starlette", reason="the GUI tests need: pip install -e '.[t
 pytest.importorskip("httpx2", reason="the GUI tests need: pip install -e '.[test]'")
 
 from gui_helpers import HEADERS, builtin_loop, gui_config
+from in_process_engines import engine_spec, in_process
 from referee_fakes import play
 from starlette.testclient import TestClient
 
@@ -193,3 +194,16 @@ def test_an_illegal_ply_ends_the_replay_with_the_reason(
     broken = record.model_copy(update={"plies": plies})
     view = client.post("/api/replay", content=broken.model_dump_json()).json()
     assert len(view["frames"]) == 4 and "ply 4 (a1-a5)" in view["problem"]
+
+
+def test_a_resumed_run_clears_the_live_views_a_killed_run_left(tmp_path: Path) -> None:
+    """Nothing is being played as a run opens: a stale view (or a half-written one) would
+    show a game that is not."""
+    out = tmp_path / "run"
+    live = out / LIVE_DIR
+    live.mkdir(parents=True)
+    (live / "g0009.json").write_text("{}")
+    (live / ".g0002.json.x.tmp").write_text("{")
+    specs = (engine_spec("a", "--level", "0"), engine_spec("b", "--level", "0"))
+    play(out, specs, games=1, start_engine=in_process())
+    assert list(live.iterdir()) == []

@@ -25,7 +25,7 @@ from referee.deals import Deal, dealt
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.game_runner import play_game
 from referee.game_setup import deal_secret_of
-from referee.live import live_file
+from referee.live import clear_live_views, live_file
 from referee.record import GameRecord
 
 from .config import TournamentConfig
@@ -95,6 +95,7 @@ class _Run:
             options.book.check_room(self.deals)
         self.entries = entries_by_deal(self.deals)
         self.records = existing_records(options.out, [g.setup.game_id for g in games])
+        clear_live_views(options.out)  # of games a killed run was playing
         self.saver = DealRecords(
             options.out, options.key, [g.setup for g in games], self.records, options.book
         )

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from banqi_engine.rules import RuleSet
 from referee.atomic import write_atomic
+from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout, game_setup
@@ -84,6 +85,7 @@ class SprtSettings(BaseModel):
     format: Literal["banqi-sprt-settings/1"] = "banqi-sprt-settings/1"
     created_at: datetime
     config: SprtConfig
+    deal_book: BookStamp | None = None
 
 
 def game_id(index: int) -> str:
@@ -111,18 +113,23 @@ def sprt_games(config: SprtConfig) -> list[ScheduledGame]:
     ]
 
 
-def open_sprt(config: SprtConfig, seed_given: bool, max_games_given: bool) -> SprtSettings:
-    """The test's settings: the saved ones, after checking the config is the same, or new
-    ones (written by ``start_sprt_folder``).
+def open_sprt(
+    config: SprtConfig, seed_given: bool, max_games_given: bool, book: LoadedBook | None = None
+) -> SprtSettings:
+    """The test's settings: the saved ones, after checking the config (and the deal
+    ``book``) is the same, or new ones (written by ``start_sprt_folder``).
 
     A resumed test keeps its saved seed and ``max_games`` unless given; ``max_games`` may
-    only grow. Refuses a folder that holds another kind of run or records without an SPRT,
-    and a folder under a file.
+    only grow. A new test dealt from a book plays at most two games a deal of the book
+    unless ``max_games`` is given, and a book too small for ``max_games`` is refused.
+    Refuses a folder that holds another kind of run or records without an SPRT, and a
+    folder under a file.
     """
     out = config.out
     path = out / SETTINGS_FILE
     if path.exists():
         saved = read_settings(path)
+        check_same_book(saved.deal_book, book, out)
         kept = {} if seed_given else {"seed": saved.config.seed}
         if not max_games_given:
             kept["max_games"] = saved.config.max_games
@@ -138,6 +145,7 @@ def open_sprt(config: SprtConfig, seed_given: bool, max_games_given: bool) -> Sp
                 f"{out} holds an SPRT of up to {saved.config.max_games} games; --max-games "
                 f"may grow but not shrink (now {wanted.max_games})"
             )
+        _check_room(wanted, book)
         return saved.model_copy(update={"config": wanted})
     if out.exists() and not out.is_dir():
         raise RunFolderError(f"cannot use {out} as the run folder: it is a file")
@@ -154,7 +162,17 @@ def open_sprt(config: SprtConfig, seed_given: bool, max_games_given: bool) -> Sp
             f"{out} holds game records but no {SETTINGS_FILE}; choose another --out (an SPRT "
             "never overwrites records)"
         )
-    return SprtSettings(created_at=datetime.now(UTC), config=config)
+    if book is not None and not max_games_given:
+        fits = min(config.max_games, 2 * len(book.book.deals))
+        config = config.model_copy(update={"max_games": fits})
+    _check_room(config, book)
+    return SprtSettings(created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book))
+
+
+def _check_room(config: SprtConfig, book: LoadedBook | None) -> None:
+    """Refuse a deal book with fewer deals than the test may need (``max_games / 2``)."""
+    if book is not None:
+        book.check_room(game.setup.deal for game in sprt_games(config))
 
 
 def read_settings(path: Path) -> SprtSettings:
@@ -308,6 +326,7 @@ async def run_sprt(
     key: bytes,
     events: SprtEvents,
     start_engine: EngineFactory = start_engine_process,
+    book: LoadedBook | None = None,
 ) -> SprtStatus:
     """Play the test's pairs, ``concurrency`` games at once, until its verdict (or until
     every game has a record); ``sprt.json`` and ``sprt.html`` are written at the start
@@ -332,6 +351,7 @@ async def run_sprt(
             log_traffic=config.log_traffic,
             start_engine=start_engine,
             admit=tracker.admit,
+            book=book,
         )
         names = [spec.name for spec in config.engines]
         settings = RunSettings(names, config.concurrency, MAX_FAILURES)
