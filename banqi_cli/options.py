@@ -340,3 +340,14 @@ class UntoldRules:
                     "moves under them lose games",
                     err=True,
                 )
+
+
+def engine_out(name: str, remaining: int | None, last: str) -> None:
+    """Say on stderr that an engine failed too many games in a row and is out of the run
+    (``remaining`` of its games forfeited, or None: every game from now on)."""
+    games = "games from now on" if remaining is None else f"{remaining} remaining games"
+    click.echo(
+        f"ENGINE FAILING: {name} failed too many games in a row (last: {last}); its "
+        f"{games} are forfeited",
+        err=True,
+    )

@@ -35,6 +35,7 @@ from .options import (
     check_before_games,
     deals_option,
     engine_factory,
+    engine_out,
     field_option,
     load_deal_book,
     referee_key,
@@ -209,13 +210,6 @@ def play_with_progress(
         done += 1
         untold.note(record)
         click.echo(_game_line(record, done, config.games))
-
-    def engine_out(name: str, remaining: int, last: str) -> None:
-        click.echo(
-            f"ENGINE FAILING: {name} failed too many games in a row (last: {last}); "
-            f"its {remaining} remaining games are forfeited",
-            err=True,
-        )
 
     options = RunOptions(
         key=key,

@@ -38,6 +38,7 @@ from .options import (
     check_before_games,
     deals_option,
     engine_factory,
+    engine_out,
     field_option,
     load_deal_book,
     referee_key,
@@ -264,14 +265,10 @@ def play_with_progress(
     def pair_counted(status: SprtStatus) -> None:
         click.echo(pair_line(status))
 
-    def engine_out(name: str, last: str) -> None:
-        click.echo(
-            f"ENGINE FAILING: {name} failed too many games in a row (last: {last}); its "
-            "games from now on are forfeited (lost)",
-            err=True,
-        )
+    def out_of_the_test(name: str, last: str) -> None:
+        engine_out(name, None, last)
 
-    events = SprtEvents(untold.note, pair_counted, engine_out)
+    events = SprtEvents(untold.note, pair_counted, out_of_the_test)
     try:
         return run_interruptible(run_sprt(tracker, key, events, start_engine, book))
     except KeyboardInterrupt:

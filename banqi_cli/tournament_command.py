@@ -35,6 +35,7 @@ from .options import (
     check_before_games,
     deals_option,
     engine_factory,
+    engine_out,
     field_option,
     load_deal_book,
     referee_key,
@@ -154,13 +155,6 @@ class Progress:
             f"{fault}"
         )
 
-    def engine_out(self, name: str, remaining: int, last: str) -> None:
-        click.echo(
-            f"ENGINE FAILING: {name} failed too many games in a row (last: {last}); "
-            f"its {remaining} remaining games are forfeited",
-            err=True,
-        )
-
 
 def play_tournament(
     config: TournamentConfig,
@@ -189,7 +183,7 @@ def play_tournament(
             + (f"; resuming with {already} games done" if already else "")
         )
     progress = Progress(len(games), already, quiet)
-    events = RunEvents(progress.game_done, progress.engine_out)
+    events = RunEvents(progress.game_done, engine_out)
     options = RunOptions(
         key=key,
         out=out,

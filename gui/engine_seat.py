@@ -21,8 +21,9 @@ from protocol.errors import EngineError
 from protocol.messages import COMMAND_NAMES, Command, CommandId, Reply
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory
-from referee.game_runner import OLYMPIAD, OPTIONAL_TIMEOUT
+from referee.game_runner import OPTIONAL_TIMEOUT
 from referee.record import PlayerInfo, PlyRecord, player_info
+from referee.rules_told import OLYMPIAD
 from referee.sandbox import Isolation
 from referee.timecontrol import TimeControl
 

@@ -28,13 +28,9 @@ from banqi_engine.game import Game
 from banqi_engine.moves import Move, is_flip, move_from, move_to
 from banqi_engine.notation import format_flip, format_move
 from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED, Colour, Piece, colour_of, opponent
-from banqi_engine.rules import PRESETS, RuleSet
 from protocol.connection import EngineConnection
 from protocol.errors import (
     EngineError,
-    EnginePipeClosedError,
-    EngineTerminatedError,
-    EngineTimeoutError,
     ProtocolError,
 )
 from protocol.messages import COMMAND_NAMES, Command, CommandId, Reply, parse_genmove_payload
@@ -43,71 +39,18 @@ from .cpu import group_cpu_ticks
 from .deals import Deal, dealt
 from .engine_spec import EngineSpec
 from .engine_start import EngineFactory, start_engine_process
+from .game_faults import Allowance, Fault, Void, fault_of, faults_of
 from .game_setup import GameSetup
 from .live import end_live, live_view, write_live
 from .reasons import Reason
 from .record import GameEnd, GameRecord, PlayerInfo, PlyRecord, build_record, player_info
+from .rules_told import DRAW_LIMITS, differing_fields, draw_limit_commands
 from .sandbox import Isolation
 from .timecontrol import Clock
 from .transcript import Transcript
 
 OPTIONAL_TIMEOUT: Final = 1.0
 """Seconds to wait for an answer to a command the platform itself never sends."""
-OLYMPIAD: Final = PRESETS["olympiad"]
-"""The platform's own rule set: it need not be told to an engine."""
-DRAW_LIMITS: Final = frozenset({"no_progress_limit", "repetition_count"})
-"""The rule-set fields the platform's own commands (``num_moves_to_draw``,
-``num_repetition``) can tell."""
-
-
-@dataclass
-class _Fault(Exception):
-    """An engine misbehaved: it loses the game for this reason."""
-
-    player: int
-    reason: Reason
-    detail: str
-    stopped_answering: bool = False
-
-
-@dataclass
-class _Void(Exception):
-    """Both engines failed at once: the game is void."""
-
-    words: str
-    """What happened, e.g. ``neither engine started``."""
-    faults: tuple[_Fault, _Fault]
-
-
-@dataclass(frozen=True)
-class _Allowance:
-    """What a mover had for a genmove: seconds allowed (margin included), and in words."""
-
-    seconds: float
-    words: str
-
-
-def fault_of(
-    player: int, error: EngineError, command: Command, *, allowance: _Allowance | None = None
-) -> _Fault:
-    """The one mapping from an engine error to the reason its engine loses by.
-
-    No reply in time is a stall, or, to a ``genmove`` (whose ``allowance`` is given), a
-    time loss; either way the engine stopped answering. A dead process or a closed pipe
-    is a crash; anything else it said is an unreadable reply.
-    """
-    if isinstance(error, EngineTimeoutError):
-        if allowance is not None:
-            detail = (
-                f"no move within the {allowance.seconds:.3f}s allowed ({allowance.words}, "
-                f"and the margin), nor in the {error.timeout - allowance.seconds:g}s after"
-            )
-            return _Fault(player, Reason.TIME_FORFEIT, detail, stopped_answering=True)
-        detail = f"no reply to '{command.line()}' within {error.timeout:g}s"
-        return _Fault(player, Reason.STALL, detail, stopped_answering=True)
-    if isinstance(error, EngineTerminatedError | EnginePipeClosedError):
-        return _Fault(player, Reason.CRASH, str(error))
-    return _Fault(player, Reason.UNREADABLE_REPLY, str(error))
 
 
 @dataclass
@@ -149,14 +92,14 @@ class GameRunner:
     async def run(self) -> GameRecord:
         """Play the game to its end and build the record."""
         started = datetime.now(UTC)
-        ending: _Fault | _Void | None = None
+        ending: Fault | Void | None = None
         try:
             self._publish()
             await self._each(self._start, "neither engine started")
             await self._each(self._handshake, "neither engine answered the start of the game")
             while self.game.outcome is None:
                 await self._turn()
-        except (_Fault, _Void) as found:
+        except (Fault, Void) as found:
             ending = found
         finally:
             if self.live_path is not None:
@@ -183,7 +126,7 @@ class GameRunner:
         try:
             seat.engine = await self._start_engine(seat.spec, log)
         except (EngineError, OSError) as error:
-            raise _Fault(player, Reason.CRASH, f"could not start: {error}") from None
+            raise Fault(player, Reason.CRASH, f"could not start: {error}") from None
         seat.info.isolation = Isolation(seat.engine.isolation)
 
     async def _each(
@@ -193,11 +136,11 @@ class GameRunner:
         each player makes the game void (``both_failed`` says how, in words)."""
         results = await asyncio.gather(action(0), action(1), return_exceptions=True)
         for result in results:
-            if isinstance(result, BaseException) and not isinstance(result, _Fault):
+            if isinstance(result, BaseException) and not isinstance(result, Fault):
                 raise result
-        faults = [result for result in results if isinstance(result, _Fault)]
+        faults = [result for result in results if isinstance(result, Fault)]
         if len(faults) == 2:
-            raise _Void(both_failed, (faults[0], faults[1]))
+            raise Void(both_failed, (faults[0], faults[1]))
         if faults:
             raise faults[0]
 
@@ -225,7 +168,7 @@ class GameRunner:
         info = self.seats[player].info
         await self._ask(player, Command.reset_board(), stall)
         await self._ask(player, Command.time_settings(self.clock.controls[player].time_ms), stall)
-        if _differing_fields(self.setup.rules):
+        if differing_fields(self.setup.rules):
             info.rules_told = await self._tell_rules(player)
         await self._ask(player, Command.ready(), stall)
         info.engine_name = await self._ask_courtesy(player, Command.name())
@@ -240,13 +183,13 @@ class GameRunner:
         limits go as ``num_repetition``/``num_moves_to_draw``.
         """
         rules = self.setup.rules
-        beyond_draw_limits = bool(_differing_fields(rules) - DRAW_LIMITS)
+        beyond_draw_limits = bool(differing_fields(rules) - DRAW_LIMITS)
         if beyond_draw_limits and await self._lists_rule_set(player):
             told = await self._ask_optional(player, Command.rule_set(rules))
             if told is not None and told.ok:
                 return True
         accepted = True
-        for command in _draw_limit_commands(rules):
+        for command in draw_limit_commands(rules):
             reply = await self._ask_optional(player, command)
             accepted = accepted and reply is not None and reply.ok
         return accepted and not beyond_draw_limits
@@ -261,7 +204,7 @@ class GameRunner:
         """``_ask`` for a command the engine may leave unanswered (None then)."""
         try:
             return await self._ask(player, command, min(OPTIONAL_TIMEOUT, self.setup.stall_timeout))
-        except _Fault as fault:
+        except Fault as fault:
             if fault.reason is Reason.STALL:
                 return None
             raise
@@ -299,7 +242,7 @@ class GameRunner:
         if self.clock.controls[mover].move_time is not None:
             await self._tell_move_limit(mover, side)
         command = Command.genmove("unknown" if side == UNDECIDED else COLOUR_NAMES[side])
-        allowance = _Allowance(self.clock.allowance(mover), self.clock.left_words(mover))
+        allowance = Allowance(self.clock.allowance(mover), self.clock.left_words(mover))
         started = time.monotonic()
         try:
             reply = await self._think(mover, command, allowance.seconds)
@@ -312,7 +255,7 @@ class GameRunner:
                 f"moved after {elapsed:.3f}s with {allowance.words}: "
                 f"{allowance.seconds:.3f}s allowed with the margin"
             )
-            raise _Fault(mover, Reason.TIME_FORFEIT, detail)
+            raise Fault(mover, Reason.TIME_FORFEIT, detail)
         return reply, elapsed
 
     async def _tell_move_limit(self, mover: int, side: Colour) -> None:
@@ -367,24 +310,24 @@ class GameRunner:
                     f"no move and no CPU used for {idle:g}s while thinking "
                     f"(the idle limit; it had {self.clock.left_words(player)})"
                 )
-                raise _Fault(player, Reason.STALL, detail, stopped_answering=True)
+                raise Fault(player, Reason.STALL, detail, stopped_answering=True)
 
     def _judge(self, mover: int, reply: Reply) -> Move:
         """The legal move a genmove reply names; a fault if it names none."""
         if not reply.ok:
             detail = f"genmove failed: ?{reply.id} {reply.payload}"
-            raise _Fault(mover, Reason.UNREADABLE_REPLY, detail)
+            raise Fault(mover, Reason.UNREADABLE_REPLY, detail)
         try:
             answer = parse_genmove_payload(reply.payload)
         except ProtocolError as error:
-            raise _Fault(mover, Reason.UNREADABLE_REPLY, str(error)) from None
+            raise Fault(mover, Reason.UNREADABLE_REPLY, str(error)) from None
         if answer.move is None:
-            raise _Fault(mover, Reason.RESIGN, "resigned (a0 a0)")
+            raise Fault(mover, Reason.RESIGN, "resigned (a0 a0)")
         move = answer.move
         try:
             self.game.check(move, self.layout[move_from(move)] if is_flip(move) else None)
         except MoveError as error:
-            raise _Fault(mover, Reason.ILLEGAL_MOVE, f"{reply.payload.strip()}: {error}") from None
+            raise Fault(mover, Reason.ILLEGAL_MOVE, f"{reply.payload.strip()}: {error}") from None
         return move
 
     def _note_colours(self, mover: int, piece: Piece | None) -> None:
@@ -418,15 +361,15 @@ class GameRunner:
 
         try:
             await self._each(tell, "both engines failed after a ply")
-        except (_Fault, _Void):
+        except (Fault, Void):
             # A fault after the ply that ended the game on the board does not change its result.
             if self.game.outcome is None:
                 raise
 
-    async def _stop_engines(self, ending: _Fault | _Void | None) -> None:
+    async def _stop_engines(self, ending: Fault | Void | None) -> None:
         """Tell both engines the game is over and end them; an engine that stopped
         answering is killed at once, as it would not answer ``quit`` either."""
-        faults = _faults(ending)
+        faults = faults_of(ending)
         silent = {fault.player for fault in faults if fault.stopped_answering}
 
         async def stop(player: int) -> None:
@@ -449,9 +392,9 @@ class GameRunner:
         colour = self.seats[player].colour
         return COLOUR_NAMES[colour] if colour is not None else self.seats[player].spec.name
 
-    def _end(self, ending: _Fault | _Void | None) -> GameEnd:
+    def _end(self, ending: Fault | Void | None) -> GameEnd:
         """How the game ended: void, a fault's, or the board's."""
-        if isinstance(ending, _Void):
+        if isinstance(ending, Void):
             return self._void_end(ending)
         fault = ending
         if fault is not None:
@@ -475,7 +418,7 @@ class GameRunner:
             result=outcome.description,
         )
 
-    def _void_end(self, void: _Void) -> GameEnd:
+    def _void_end(self, void: Void) -> GameEnd:
         """A void game: no winner, the first player's reason, both faults in words."""
         first = void.faults[0]
         what = "; ".join(f"{self._label(f.player)} {f.reason.loser_words}" for f in void.faults)
@@ -497,32 +440,6 @@ class GameRunner:
     def transcript(self) -> str:
         """The DCTP traffic of the game, one line per message, if it was kept."""
         return self.traffic.text() if self.traffic else ""
-
-
-def _faults(ending: _Fault | _Void | None) -> tuple[_Fault, ...]:
-    """The engine faults that ended a game: none, one, or both players'."""
-    if ending is None:
-        return ()
-    return ending.faults if isinstance(ending, _Void) else (ending,)
-
-
-def _differing_fields(rules: RuleSet) -> set[str]:
-    """The fields, other than the name, in which ``rules`` differ from the platform's."""
-    return {
-        field
-        for field in RuleSet.model_fields
-        if field != "name" and getattr(rules, field) != getattr(OLYMPIAD, field)
-    }
-
-
-def _draw_limit_commands(rules: RuleSet) -> list[Command]:
-    """The draw-limit commands that tell an engine how ``rules`` differ from the platform's."""
-    commands = []
-    if rules.repetition_count != OLYMPIAD.repetition_count:
-        commands.append(Command.num_repetition(rules.repetition_count))
-    if rules.no_progress_limit != OLYMPIAD.no_progress_limit:
-        commands.append(Command.num_moves_to_draw(rules.no_progress_limit))
-    return commands
 
 
 @dataclass(frozen=True)
