@@ -4,6 +4,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -17,7 +18,7 @@ from referee.deal_book import LoadedBook, read_deal_book
 from referee.deals import KeyFileError, key_locations, load_referee_key
 from referee.engine_check import EngineCheckError, check_engines
 from referee.engine_spec import EngineSpec
-from referee.engine_start import EngineFactory, process_engines
+from referee.engine_start import EngineFactory, process_engines, start_engine_process
 from referee.errors import InputError
 from referee.game_setup import GameSetup
 from referee.interrupt import run_interruptible
@@ -31,6 +32,8 @@ from referee.sandbox import (
     referee_secrets,
 )
 from referee.timecontrol import TimeControl
+from tournaments.cluster import NEEDS_DASK, Cluster, WorkerEngines
+from tournaments.runner import PlayPlace
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -269,6 +272,104 @@ def seed_words(seed: int | None) -> str:
     return "seed drawn at random" if seed is None else f"seed {seed}"
 
 
+def hidden_paths(key_file: Path | None, out: Path, deal_book: Path | None) -> list[Path]:
+    """What engines must not see: the key files, the deal book, the run folders."""
+    books = [deal_book] if deal_book is not None else []
+    return referee_secrets([*key_locations(key_file), *books], [out, RUNS_FOLDER])
+
+
+def cluster_options(function: F) -> F:
+    """``--cluster`` and the TLS files that reach a secured scheduler."""
+    tls_file = click.Path(exists=True, dir_okay=False, path_type=Path)
+    options = [
+        click.option(
+            "--cluster",
+            metavar="ADDRESS",
+            default=None,
+            help="Play each game as a task on the Dask scheduler at ADDRESS (tcp://HOST:8786, "
+            "tls://HOST:8786), or local:N for N worker processes on this machine "
+            "(pip install 'banqi[cluster]'). Games at once: the workers' game slots, unless "
+            "--concurrency is given.",
+        ),
+        click.option("--tls-ca-file", type=tls_file, default=None, help="TLS: the CA file."),
+        click.option("--tls-cert", type=tls_file, default=None, help="TLS: this client's cert."),
+        click.option("--tls-key", type=tls_file, default=None, help="TLS: this client's key."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def make_cluster(
+    address: str | None,
+    tls: tuple[Path | None, Path | None, Path | None],
+    mode: SandboxMode,
+    hidden: Sequence[Path],
+) -> Cluster | None:
+    """The cluster a run's games are played on (None: here), its workers' engines
+    sandboxed with ``mode``, the ``hidden`` paths out of their sight; ``tls`` (CA file, cert,
+    key: all or none) secures the connection."""
+    if address is None:
+        if any(tls):
+            raise click.UsageError("--tls-ca-file, --tls-cert and --tls-key need --cluster")
+        return None
+    security = None
+    if any(tls):
+        if not all(tls):
+            raise click.UsageError("--tls-ca-file, --tls-cert and --tls-key go together")
+        try:
+            from distributed.security import Security
+        except ImportError:
+            raise click.ClickException(NEEDS_DASK) from None
+        ca, cert, key = (str(path) for path in tls)
+        security = Security(  # type: ignore[no-untyped-call]
+            tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key, require_encryption=True
+        )
+    click.echo(
+        f"games played on the Dask cluster {address}, engines sandboxed: {mode.value}", err=True
+    )
+    return Cluster(address, WorkerEngines(mode, tuple(str(path) for path in hidden)), security)
+
+
+def _no_status() -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class Playing:
+    """Where a command's games are played: here, engines started by ``start_engine``, or at
+    ``place`` (a cluster), whose ``status`` ends each progress line."""
+
+    start_engine: EngineFactory
+    place: PlayPlace | None = None
+    status: Callable[[], str] = _no_status
+
+    def at_once(self, concurrency: int) -> str:
+        """How many games at once, for a header line."""
+        if self.place is None:
+            return f"{concurrency} at once"
+        return f"{concurrency_given() or 'as many as the cluster has game slots'} at once"
+
+
+def on_cluster(
+    cluster: Cluster, engines: Sequence[EngineSpec], time_control: TimeControl, timeout: float
+) -> Playing:
+    """Games played on the cluster, each engine checked on every worker first; as many at
+    once as ``--concurrency`` if given, else the cluster's game slots."""
+    place = cluster.place(engines, time_control.time_ms, timeout, concurrency_given())
+    return Playing(start_engine_process, place, cluster.status)
+
+
+def concurrency_given() -> int | None:
+    """``--concurrency`` if it was given on the command line (a cluster's default is its
+    game slots)."""
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("concurrency") != click.core.ParameterSource.COMMANDLINE:
+        return None
+    value: int = ctx.params["concurrency"]
+    return value
+
+
 def engine_factory(
     mode: SandboxMode,
     key_file: Path | None,
@@ -286,8 +387,7 @@ def engine_factory(
     its mode asks, or an engine that would have to see a secret, is refused here.
     """
     keep_referee_private()
-    books = [deal_book] if deal_book is not None else []
-    hidden = referee_secrets([*key_locations(key_file), *books], [out, RUNS_FOLDER])
+    hidden = hidden_paths(key_file, out, deal_book)
     try:
         factory, isolation = process_engines(mode, hidden)
         if isolation is not Isolation.NONE:

@@ -11,7 +11,6 @@ from banqi_engine.rules import RuleSet
 from referee.deal_book import LoadedBook
 from referee.deals import new_seed
 from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
-from referee.engine_start import EngineFactory
 from referee.errors import InputError
 from referee.interrupt import run_interruptible
 from referee.match import MatchConfig, match_setups
@@ -30,14 +29,19 @@ from tournaments.state import existing_records, locked_run
 
 from .options import (
     RUNS_FOLDER,
+    Playing,
     RulesType,
     UntoldRules,
     check_before_games,
+    cluster_options,
     deals_option,
     engine_factory,
     engine_out,
     field_option,
+    hidden_paths,
     load_deal_book,
+    make_cluster,
+    on_cluster,
     referee_key,
     rules_option,
     run_options,
@@ -123,6 +127,7 @@ def default_match_folder(engines: tuple[EngineSpec, EngineSpec]) -> Path:
 @time_control_options
 @run_options
 @deals_option
+@cluster_options
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -144,6 +149,10 @@ def match_command(
     sandbox: str,
     key_file: Path | None,
     deals: Path | None,
+    cluster: str | None,
+    tls_ca_file: Path | None,
+    tls_cert: Path | None,
+    tls_key: Path | None,
 ) -> None:
     """Play GAMES games between two DCTP engines; run it again to resume.
 
@@ -169,13 +178,20 @@ def match_command(
         stall_timeout=stall_timeout,
         sandbox=SandboxMode(sandbox),
     )
-    start_engine = engine_factory(config.sandbox, key_file, folder, engines, deal_book=deals)
+    tls = (tls_ca_file, tls_cert, tls_key)
+    hidden = hidden_paths(key_file, folder, deals)
+    on = make_cluster(cluster, tls, config.sandbox, hidden)
+    if on is None:
+        play = Playing(engine_factory(config.sandbox, key_file, folder, engines, deal_book=deals))
+    else:
+        play = on_cluster(on, engines, time_control, stall_timeout)
     try:
         state = open_match(config, seed_given=seed is not None, book=book)
-        check_before_games(engines, start_engine, time_control, stall_timeout)
+        if on is None:
+            check_before_games(engines, play.start_engine, time_control, stall_timeout)
         with locked_run(folder):
             start_match_folder(state)
-            finished = play_with_progress(state.config, key, start_engine, seed, book)
+            finished = play_with_progress(state.config, key, play, seed, book)
     except (InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
     for line in _summary(finished, (engines[0].name, engines[1].name)):
@@ -187,19 +203,20 @@ def match_command(
 def play_with_progress(
     config: MatchConfig,
     key: bytes,
-    start_engine: EngineFactory,
+    play: Playing,
     seed: int | None,
     book: LoadedBook | None = None,
 ) -> list[GameRecord]:
     """Play the match's missing games, a line per game; Ctrl-C exits 130 keeping finished
     records."""
     ids = [setup.game_id for setup in match_setups(config)]
+    at_once = play.at_once(config.concurrency)
     already = len(existing_records(config.out, ids))
     engines = config.engines
     click.echo(
         f"match: {engines[0].name} vs {engines[1].name}, {config.games} games, "
         f"rules {config.rules.name}, time {config.time_control.describe()}, "
-        f"{seed_words(seed)}, {config.concurrency} at once, records in {config.out}"
+        f"{seed_words(seed)}, {at_once}, records in {config.out}"
         + (f"; resuming with {already} games done" if already else "")
     )
     done = already
@@ -209,15 +226,16 @@ def play_with_progress(
         nonlocal done
         done += 1
         untold.note(record)
-        click.echo(_game_line(record, done, config.games))
+        click.echo(_game_line(record, done, config.games) + play.status())
 
     options = RunOptions(
         key=key,
         out=config.out,
         events=RunEvents(game_done, engine_out),
         log_traffic=config.log_traffic,
-        start_engine=start_engine,
+        start_engine=play.start_engine,
         book=book,
+        play_on=play.place,
     )
     try:
         return run_interruptible(run_match(config, options))

@@ -10,7 +10,6 @@ from banqi_engine.rules import RuleSet
 from referee.deal_book import LoadedBook
 from referee.deals import new_seed
 from referee.engine_spec import EngineSpec
-from referee.engine_start import EngineFactory
 from referee.errors import InputError
 from referee.interrupt import run_interruptible
 from referee.sandbox import SandboxMode
@@ -34,13 +33,18 @@ from tournaments.state import locked_run
 
 from .options import (
     RUNS_FOLDER,
+    Playing,
     UntoldRules,
     check_before_games,
+    cluster_options,
     deals_option,
     engine_factory,
     engine_out,
     field_option,
+    hidden_paths,
     load_deal_book,
+    make_cluster,
+    on_cluster,
     referee_key,
     rules_option,
     run_options,
@@ -169,6 +173,7 @@ def _test(model: str, elo0: float, elo1: float, alpha: float, beta: float) -> Sp
 @time_control_options
 @run_options
 @deals_option
+@cluster_options
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -195,6 +200,10 @@ def sprt_command(
     sandbox: str,
     key_file: Path | None,
     deals: Path | None,
+    cluster: str | None,
+    tls_ca_file: Path | None,
+    tls_cert: Path | None,
+    tls_key: Path | None,
 ) -> None:
     """Test whether NEW is stronger than BASE: pairs of games (one hidden layout, seats
     swapped) until the log-likelihood ratio of the pentanomial GSPRT (fishtest's and
@@ -235,12 +244,19 @@ def sprt_command(
             tracker = SprtTracker.from_folder(settings.config)
             click.echo(_header(tracker, seed))
             if tracker.verdict is None:
-                start_engine = engine_factory(
-                    config.sandbox, key_file, folder, engines, deal_book=deals
-                )
-                check_before_games(engines, start_engine, time_control, stall_timeout)
+                tls = (tls_ca_file, tls_cert, tls_key)
+                hidden = hidden_paths(key_file, folder, deals)
+                on = make_cluster(cluster, tls, config.sandbox, hidden)
+                if on is None:
+                    start_engine = engine_factory(
+                        config.sandbox, key_file, folder, engines, deal_book=deals
+                    )
+                    check_before_games(engines, start_engine, time_control, stall_timeout)
+                    play = Playing(start_engine)
+                else:
+                    play = on_cluster(on, engines, time_control, stall_timeout)
                 start_sprt_folder(settings)
-                status = play_with_progress(tracker, key, start_engine, book)
+                status = play_with_progress(tracker, key, play, book)
             else:
                 status = tracker.status()
                 click.echo(pair_line(status))
@@ -255,7 +271,7 @@ def sprt_command(
 
 
 def play_with_progress(
-    tracker: SprtTracker, key: bytes, start_engine: EngineFactory, book: LoadedBook | None
+    tracker: SprtTracker, key: bytes, play: Playing, book: LoadedBook | None
 ) -> SprtStatus:
     """Play the test's pairs until its verdict, a line per pair counted; Ctrl-C exits 130
     keeping finished records."""
@@ -263,14 +279,16 @@ def play_with_progress(
     untold = UntoldRules()
 
     def pair_counted(status: SprtStatus) -> None:
-        click.echo(pair_line(status))
+        click.echo(pair_line(status) + play.status())
 
     def out_of_the_test(name: str, last: str) -> None:
         engine_out(name, None, last)
 
     events = SprtEvents(untold.note, pair_counted, out_of_the_test)
     try:
-        return run_interruptible(run_sprt(tracker, key, events, start_engine, book))
+        return run_interruptible(
+            run_sprt(tracker, key, events, play.start_engine, book, play.place)
+        )
     except KeyboardInterrupt:
         click.echo(
             f"interrupted: {tracker.counted} pairs counted ({2 * tracker.counted} games), LLR "

@@ -3,6 +3,7 @@ and extendable with more rounds."""
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from referee.engine_start import EngineFactory
 from referee.errors import InputError
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
+from tournaments.cluster import Cluster
 from tournaments.config import (
     TournamentConfig,
     TournamentFormat,
@@ -31,13 +33,18 @@ from tournaments.state import existing_records, locked_run, start_run_folder
 
 from .options import (
     RUNS_FOLDER,
+    Playing,
     UntoldRules,
     check_before_games,
+    cluster_options,
     deals_option,
     engine_factory,
     engine_out,
     field_option,
+    hidden_paths,
     load_deal_book,
+    make_cluster,
+    on_cluster,
     referee_key,
     rules_option,
     run_options,
@@ -129,8 +136,11 @@ def _build_config(
 class Progress:
     """Progress lines for a long run: done/total, times, leader, faults."""
 
-    def __init__(self, total: int, already: int, quiet: bool) -> None:
+    def __init__(
+        self, total: int, already: int, quiet: bool, status: Callable[[], str] = lambda: ""
+    ) -> None:
         self.total = total
+        self.status = status
         self.already = already
         self.played = 0
         self.start = time.monotonic()
@@ -152,7 +162,7 @@ class Progress:
             f"[{done}/{self.total}] {record.game_id} {a} {record.score} {b} "
             f"{record.reason.value} ({record.end_ply} plies) | elapsed {_clock(elapsed)}, "
             f"left ~{_clock(left)} | leader {leader.name} {leader.points:g}/{leader.games}"
-            f"{fault}"
+            f"{fault}{self.status()}"
         )
 
 
@@ -160,37 +170,43 @@ def play_tournament(
     config: TournamentConfig,
     out: Path,
     key: bytes,
-    start_engine: EngineFactory,
+    where: EngineFactory | Cluster,
     log_traffic: bool,
     quiet: bool,
     book: LoadedBook | None = None,
 ) -> Standings:
-    """Start or resume the run in ``out`` and play it to the end, with progress lines.
+    """Start or resume the run in ``out`` and play it to the end, with progress lines; its
+    engines started by a factory here, or on a cluster's workers.
 
-    The folder (and the deal ``book``, if any) is checked first, then the engines; only
-    then is a new run's state written.
+    The folder (and the deal ``book``, if any) is checked first, then the engines (on a
+    cluster, on every worker as the run starts); only then is a new run's state written.
     """
     state, games = prepare(config, out, book)
     already = len(existing_records(out, [g.setup.game_id for g in games]))
     run = state.config
-    check_before_games(run.engines, start_engine, run.time_control, run.stall_timeout)
+    if isinstance(where, Cluster):
+        play = on_cluster(where, run.engines, run.time_control, run.stall_timeout)
+    else:
+        check_before_games(run.engines, where, run.time_control, run.stall_timeout)
+        play = Playing(where)
     start_run_folder(out, state)
     if not quiet:
         click.echo(
             f"{_field_words(run)}; {len(games)} games ({run.rounds} rounds), "
             f"rules {run.rules.name}, time {_time_words(run)}, "
-            f"{seed_words(config.seed)}, {run.concurrency} at once, run folder {out}"
+            f"{seed_words(config.seed)}, {play.at_once(run.concurrency)}, run folder {out}"
             + (f"; resuming with {already} games done" if already else "")
         )
-    progress = Progress(len(games), already, quiet)
+    progress = Progress(len(games), already, quiet, play.status)
     events = RunEvents(progress.game_done, engine_out)
     options = RunOptions(
         key=key,
         out=out,
         events=events,
         log_traffic=log_traffic,
-        start_engine=start_engine,
+        start_engine=play.start_engine,
         book=book,
+        play_on=play.place,
     )
     return run_tournament(state, games, options)
 
@@ -253,6 +269,7 @@ def _time_words(config: TournamentConfig) -> str:
 @time_control_options
 @run_options
 @deals_option
+@cluster_options
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -279,6 +296,10 @@ def tournament_command(
     quiet: bool,
     key_file: Path | None,
     deals: Path | None,
+    cluster: str | None,
+    tls_ca_file: Path | None,
+    tls_cert: Path | None,
+    tls_key: Path | None,
 ) -> None:
     """Run a round-robin or a gauntlet between DCTP engines; run it again to resume.
 
@@ -301,14 +322,17 @@ def tournament_command(
             stall_timeout=stall_timeout,
             seed=seed,
             sandbox=sandbox,
+            cluster=cluster,
         )
         key = referee_key(key_file)
         book = load_deal_book(deals)
+        tls = (tls_ca_file, tls_cert, tls_key)
         with locked_run(out):
-            start_engine = engine_factory(
+            hidden = hidden_paths(key_file, out, deals)
+            where = make_cluster(config.cluster, tls, config.sandbox, hidden) or engine_factory(
                 config.sandbox, key_file, out, config.engines, quiet=quiet, deal_book=deals
             )
-            standings = play_tournament(config, out, key, start_engine, log_traffic, quiet, book)
+            standings = play_tournament(config, out, key, where, log_traffic, quiet, book)
     except (BanqiError, InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:

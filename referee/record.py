@@ -92,6 +92,15 @@ class PlyRecord(BaseModel):
     clocks_ms: tuple[int, int] = Field(description="Both players' remaining time after the ply.")
 
 
+class WorkerInfo(BaseModel):
+    """The cluster worker that played a game: its address and CPU model."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    address: str
+    cpu: str
+
+
 class GameRecord(BaseModel):
     """Everything about one finished game; the single source of truth for it."""
 
@@ -144,6 +153,11 @@ class GameRecord(BaseModel):
         description="Both engines failed (or both were forfeited): no result, no points to "
         "either, not rated. Left out of a record that is not void.",
     )
+    worker: WorkerInfo | None = Field(
+        default=None,
+        description="The cluster worker that played the game; left out of a game played "
+        "by the referee itself.",
+    )
 
     @model_validator(mode="after")
     def _check_withheld(self) -> Self:
@@ -189,7 +203,7 @@ class GameRecord(BaseModel):
             data.pop(name, None)
         if not self.void:
             data.pop("void", None)
-        for name in ("deal_book", "deal_secret"):
+        for name in ("deal_book", "deal_secret", "worker"):
             if data.get(name, "") is None:
                 del data[name]
         return data

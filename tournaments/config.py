@@ -99,6 +99,11 @@ class TournamentConfig(BaseModel):
     sandbox: SandboxMode = Field(
         default=SandboxMode.AUTO, description="How engines are isolated: auto, required, off."
     )
+    cluster: str | None = Field(
+        default=None,
+        description="The Dask scheduler that plays the games (tcp://HOST:8786, or local:N); "
+        "none: played here.",
+    )
 
     @field_validator("engines")
     @classmethod

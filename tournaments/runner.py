@@ -15,7 +15,8 @@ with reason ``forfeit``) instead of blocking the run.
 """
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,8 +24,8 @@ from referee.deal_book import LoadedBook, entries_by_deal
 from referee.deal_records import DealRecords
 from referee.deals import Deal, dealt
 from referee.engine_start import EngineFactory, start_engine_process
-from referee.game_runner import play_game
-from referee.game_setup import deal_secret_of
+from referee.game_runner import PlayedGame, play_game
+from referee.game_setup import GameSetup, deal_secret_of
 from referee.live import clear_live_views, live_file
 from referee.record import GameRecord
 
@@ -35,6 +36,13 @@ from .reports import write_reports
 from .results import Standings
 from .schedule import ScheduledGame
 from .state import existing_records
+
+GamePlayer = Callable[[GameSetup, Deal, bool, Path], Awaitable[PlayedGame]]
+"""Plays one game (setup, deal, keep the transcript?, live view path) and returns it
+finished; the runner then saves it. The default plays it here with ``play_game``."""
+
+PlayPlace = Callable[[], AbstractAsyncContextManager[tuple[GamePlayer, int]]]
+"""Opened once for a run: who plays each game, and how many games at once."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,9 @@ class RunOptions:
     admit: Callable[[ScheduledGame], bool] | None = None
     """Asked as each queued game is about to start: a game it refuses is not played (None:
     every game is played). An SPRT stops starting pairs once it has its verdict."""
+    play_on: PlayPlace | None = None
+    """Where the games are played (None: here, with ``start_engine``, as many at once as the
+    settings say); a cluster plays each on a worker (``tournaments.cluster``)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +115,19 @@ class _Run:
             self.tracker.add(record)
         self.queue = [g for g in games if g.setup.game_id not in self.records]
         self.lock = asyncio.Lock()
+        self.play: GamePlayer = self.play_here
+
+    async def play_here(
+        self, setup: GameSetup, deal: Deal, keep_traffic: bool, live_path: Path
+    ) -> PlayedGame:
+        """Play the game in this process, its engines started by ``start_engine``."""
+        return await play_game(
+            setup,
+            deal,
+            keep_traffic=keep_traffic,
+            start_engine=self.options.start_engine,
+            live_path=live_path,
+        )
 
     def ordered(self) -> list[GameRecord]:
         """The records so far, in schedule order."""
@@ -148,6 +172,10 @@ class _Run:
             self.report_out(newly_out)
             self.options.events.game_done(self.records[record.game_id], standings)
 
+    async def play_all(self) -> None:
+        """Play the queue, ``concurrency`` games at once."""
+        await asyncio.gather(*(self.worker() for _ in range(self.concurrency)))
+
     def deal_of(self, game: ScheduledGame) -> Deal:
         """The game's deal, made as it starts: its book entry, or the shuffle of its secret."""
         book = self.options.book
@@ -167,13 +195,8 @@ class _Run:
             if forfeited:
                 await asyncio.shield(self.finish(forfeit_record(game, forfeited, deal)))
                 continue
-            played = await play_game(
-                game.setup,
-                deal,
-                keep_traffic=options.log_traffic,
-                start_engine=options.start_engine,
-                live_path=live_file(options.out, game.setup.game_id),
-            )
+            live_path = live_file(options.out, game.setup.game_id)
+            played = await self.play(game.setup, deal, options.log_traffic, live_path)
             # Saved whole even if the run is being stopped; then the worker stops too.
             await asyncio.shield(self.finish(played.record, played.transcript))
             task = asyncio.current_task()
@@ -199,7 +222,11 @@ async def run_scheduled(
     run = _Run(games, settings, options)
     run.complete_ready()
     run.report_out(sorted(run.tracker.out))
-    await asyncio.gather(*(run.worker() for _ in range(run.concurrency)))
+    if options.play_on is None:
+        await run.play_all()
+    else:
+        async with options.play_on() as (run.play, run.concurrency):
+            await run.play_all()
     standings = standings_from_records(run.ordered(), run.names, run.deals)
     write_reports(options.out, standings, settings.gauntlet)
     return standings

@@ -42,7 +42,7 @@ from .differences import model_differences
 from .elo import pentanomial_elo
 from .match import MATCH_FILE, MAX_FAILURES
 from .results import Standings
-from .runner import RunEvents, RunOptions, RunSettings, run_scheduled
+from .runner import PlayPlace, RunEvents, RunOptions, RunSettings, run_scheduled
 from .schedule import ScheduledGame
 from .sprt import EloModel, SprtPoint, SprtStatus, SprtTest, Verdict, normalized_elo
 from .sprt_chart import chart_html
@@ -327,6 +327,7 @@ async def run_sprt(
     events: SprtEvents,
     start_engine: EngineFactory = start_engine_process,
     book: LoadedBook | None = None,
+    play_on: PlayPlace | None = None,
 ) -> SprtStatus:
     """Play the test's pairs, ``concurrency`` games at once, until its verdict (or until
     every game has a record); ``sprt.json`` and ``sprt.html`` are written at the start
@@ -352,6 +353,7 @@ async def run_sprt(
             start_engine=start_engine,
             admit=tracker.admit,
             book=book,
+            play_on=play_on,
         )
         names = [spec.name for spec in config.engines]
         settings = RunSettings(names, config.concurrency, MAX_FAILURES)

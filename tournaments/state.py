@@ -26,7 +26,7 @@ from .differences import model_differences
 
 STATE_FILE = "tournament.json"
 LOCK_FILE = "tournament.lock"
-RESUMABLE_FIELDS = frozenset({"concurrency", "sandbox"})
+RESUMABLE_FIELDS = frozenset({"concurrency", "sandbox", "cluster"})
 """Config fields that may change on resume: they do not change which games are played
 (each record says how its engines were isolated). ``rounds`` may grow (``open_run``)."""
 
