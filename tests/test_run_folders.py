@@ -14,6 +14,7 @@ from banqi_cli.main import cli
 from referee.deals import KEY_ENV, KeyFileError, load_referee_key
 from referee.engine_spec import EngineSpec
 from tournaments.config import TournamentConfig, builtin_engine_command
+from tournaments.run_kinds import KINDS, check_new_run_folder
 from tournaments.state import (
     STATE_FILE,
     RunFolderError,
@@ -171,3 +172,15 @@ def test_the_readme_first_screen_says_which_python_and_to_make_a_venv() -> None:
     assert "pip install -e . && banqi tournament " in first
     assert "pip install -e '.[test]' && pytest " in first
     assert ".venv/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+@pytest.mark.parametrize("held", sorted(KINDS))
+@pytest.mark.parametrize("wanted", sorted(KINDS))
+def test_a_new_run_refuses_a_folder_of_another_kind(tmp_path: Path, held: str, wanted: str) -> None:
+    """Tournament, match and SPRT folders each refuse the others (a match once took an SPRT's)."""
+    (tmp_path / held).write_text("{}")
+    if held == wanted:
+        check_new_run_folder(tmp_path, wanted)
+        return
+    with pytest.raises(RunFolderError, match=f"holds {KINDS[held]}, not {KINDS[wanted]}"):
+        check_new_run_folder(tmp_path, wanted)

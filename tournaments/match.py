@@ -21,11 +21,12 @@ from referee.storage import GAMES_DIR
 
 from .config import ConfigError
 from .differences import model_differences
+from .run_kinds import MATCH_FILE as MATCH_FILE
+from .run_kinds import RunFolderError, check_new_run_folder
 from .runner import RunOptions, RunSettings, run_scheduled
 from .schedule import ScheduledGame
-from .state import STATE_FILE, RunFolderError, existing_records
+from .state import existing_records
 
-MATCH_FILE: Final = "match.json"
 RESUMABLE_FIELDS: Final = frozenset({"concurrency", "sandbox", "log_traffic", "out"})
 """Match settings that may change on resume: they do not change which games are played."""
 MAX_FAILURES: Final = 3
@@ -74,20 +75,7 @@ def open_match(config: MatchConfig, seed_given: bool, book: LoadedBook | None = 
         check_same_book(state.deal_book, book, out)
         _check_room(config, book)
         return state.model_copy(update={"config": wanted})
-    if out.exists() and not out.is_dir():
-        raise RunFolderError(f"cannot use {out} as the run folder: it is a file")
-    for parent in out.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise RunFolderError(f"cannot create the run folder {out}: {parent} is a file")
-            break
-    if (out / STATE_FILE).exists():
-        raise RunFolderError(f"{out} holds a tournament, not a match; choose another --out")
-    if any((out / GAMES_DIR).glob("*.json")):
-        raise RunFolderError(
-            f"{out} holds game records but no {MATCH_FILE}; choose another --out (a match "
-            "never overwrites records)"
-        )
+    check_new_run_folder(out, MATCH_FILE)
     _check_room(config, book)
     return MatchState(created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book))
 

@@ -40,15 +40,16 @@ from referee.timecontrol import TimeControl
 from .config import ConfigError
 from .differences import model_differences
 from .elo import pentanomial_elo
-from .match import MATCH_FILE, MAX_FAILURES
+from .match import MAX_FAILURES
 from .results import Standings
+from .run_kinds import SETTINGS_FILE as SETTINGS_FILE
+from .run_kinds import RunFolderError, check_new_run_folder
 from .runner import PlayPlace, RunEvents, RunOptions, RunSettings, run_scheduled
 from .schedule import ScheduledGame
 from .sprt import EloModel, SprtPoint, SprtStatus, SprtTest, Verdict, normalized_elo
 from .sprt_chart import chart_html
-from .state import STATE_FILE, RunFolderError, existing_records
+from .state import existing_records
 
-SETTINGS_FILE: Final = "sprt-settings.json"
 STATUS_FILE: Final = "sprt.json"
 CHART_FILE: Final = "sprt.html"
 MAX_GAMES: Final = 100_000
@@ -147,21 +148,7 @@ def open_sprt(
             )
         _check_room(wanted, book)
         return saved.model_copy(update={"config": wanted})
-    if out.exists() and not out.is_dir():
-        raise RunFolderError(f"cannot use {out} as the run folder: it is a file")
-    for parent in out.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise RunFolderError(f"cannot create the run folder {out}: {parent} is a file")
-            break
-    for other, kind in ((STATE_FILE, "a tournament"), (MATCH_FILE, "a match")):
-        if (out / other).exists():
-            raise RunFolderError(f"{out} holds {kind}, not an SPRT; choose another --out")
-    if any((out / GAMES_DIR).glob("*.json")):
-        raise RunFolderError(
-            f"{out} holds game records but no {SETTINGS_FILE}; choose another --out (an SPRT "
-            "never overwrites records)"
-        )
+    check_new_run_folder(out, SETTINGS_FILE)
     if book is not None and not max_games_given:
         fits = min(config.max_games, 2 * len(book.book.deals))
         config = config.model_copy(update={"max_games": fits})

@@ -23,16 +23,13 @@ from referee.storage import GAMES_DIR, record_path
 
 from .config import ConfigError, TournamentConfig
 from .differences import model_differences
+from .run_kinds import STATE_FILE as STATE_FILE
+from .run_kinds import RunFolderError as RunFolderError
 
-STATE_FILE = "tournament.json"
 LOCK_FILE = "tournament.lock"
 RESUMABLE_FIELDS = frozenset({"concurrency", "sandbox", "cluster"})
 """Config fields that may change on resume: they do not change which games are played
 (each record says how its engines were isolated). ``rounds`` may grow (``open_run``)."""
-
-
-class RunFolderError(InputError):
-    """A run folder whose saved state is damaged or is not a tournament's."""
 
 
 class RunLockedError(InputError):
