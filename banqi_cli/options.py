@@ -27,6 +27,7 @@ from referee.sandbox import (
     INSTALL_HINT,
     Isolation,
     SandboxMode,
+    choose_isolation,
     engine_view,
     keep_referee_private,
     referee_secrets,
@@ -451,3 +452,9 @@ def engine_out(name: str, remaining: int | None, last: str) -> None:
         f"{games} are forfeited",
         err=True,
     )
+
+
+def live_views_safe(mode: SandboxMode, concurrency: int) -> bool:
+    """Whether a run may write its games' live views: engines sandboxed (they cannot see the
+    run folder), or one game at a time (no game of a deal is played beside another)."""
+    return concurrency == 1 or choose_isolation(mode) is not Isolation.NONE

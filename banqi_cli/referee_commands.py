@@ -39,6 +39,7 @@ from .options import (
     engine_out,
     field_option,
     hidden_paths,
+    live_views_safe,
     load_deal_book,
     make_cluster,
     on_cluster,
@@ -236,6 +237,7 @@ def play_with_progress(
         start_engine=play.start_engine,
         book=book,
         play_on=play.place,
+        live_views=live_views_safe(config.sandbox, config.concurrency),
     )
     try:
         return run_interruptible(run_match(config, options))

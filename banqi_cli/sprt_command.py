@@ -42,6 +42,7 @@ from .options import (
     engine_out,
     field_option,
     hidden_paths,
+    live_views_safe,
     load_deal_book,
     make_cluster,
     on_cluster,
@@ -287,7 +288,15 @@ def play_with_progress(
     events = SprtEvents(untold.note, pair_counted, out_of_the_test)
     try:
         return run_interruptible(
-            run_sprt(tracker, key, events, play.start_engine, book, play.place)
+            run_sprt(
+                tracker,
+                key,
+                events,
+                play.start_engine,
+                book,
+                play.place,
+                live_views_safe(tracker.config.sandbox, tracker.config.concurrency),
+            )
         )
     except KeyboardInterrupt:
         click.echo(

@@ -42,6 +42,7 @@ from .options import (
     engine_out,
     field_option,
     hidden_paths,
+    live_views_safe,
     load_deal_book,
     make_cluster,
     on_cluster,
@@ -207,6 +208,7 @@ def play_tournament(
         start_engine=play.start_engine,
         book=book,
         play_on=play.place,
+        live_views=live_views_safe(state.config.sandbox, state.config.concurrency),
     )
     return run_tournament(state, games, options)
 

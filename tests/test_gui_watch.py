@@ -1,11 +1,22 @@
 """The live view the referee writes while a game runs, and the GUI's watch and replay API."""
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from referee_fakes import TEST_KEY
+
+import referee.game_runner
+from banqi_cli.options import live_views_safe
+from banqi_engine.rules import PRESETS
+from referee import sandbox
+from referee.match import MatchConfig
+from referee.sandbox import Isolation, SandboxMode
+from tournaments.match import open_match, run_match, start_match_folder
+from tournaments.runner import RunEvents, RunOptions
 
 pytest.importorskip("starlette", reason="the GUI tests need: pip install -e '.[test]'")
 pytest.importorskip("httpx2", reason="the GUI tests need: pip install -e '.[test]'")
@@ -15,7 +26,6 @@ from in_process_engines import engine_spec, in_process
 from referee_fakes import play
 from starlette.testclient import TestClient
 
-from banqi_engine.rules import PRESETS
 from gui.app import create_app
 from protocol.engine_loop import DctpEngine
 from protocol.messages import Reply
@@ -207,3 +217,40 @@ def test_a_resumed_run_clears_the_live_views_a_killed_run_left(tmp_path: Path) -
     specs = (engine_spec("a", "--level", "0"), engine_spec("b", "--level", "0"))
     play(out, specs, games=1, start_engine=in_process())
     assert list(live.iterdir()) == []
+
+
+@pytest.mark.parametrize("live_views", [True, False])
+def test_live_views_are_written_only_when_the_run_allows_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, live_views: bool
+) -> None:
+    written: list[Path] = []
+    monkeypatch.setattr(referee.game_runner, "write_live", lambda path, view: written.append(path))
+    config = MatchConfig(
+        engines=(engine_spec("a", "--level", "0"), engine_spec("b", "--level", "0")),
+        games=1,
+        rules=PRESETS["casual"],
+        seed=3,
+        out=tmp_path / "run",
+    )
+    start_match_folder(open_match(config, seed_given=True))
+    events = RunEvents(lambda record, standings: None, lambda *_: None)
+    options = RunOptions(
+        key=TEST_KEY,
+        out=config.out,
+        events=events,
+        start_engine=in_process(),
+        live_views=live_views,
+    )
+    asyncio.run(run_match(config, options))
+    assert bool(written) is live_views
+
+
+def test_unsandboxed_games_at_once_keep_no_live_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unsandboxed engine could read the live view of its deal's other game, played beside it."""
+    monkeypatch.setattr(sandbox, "working_isolations", lambda: (Isolation.NONE,))
+    assert live_views_safe(SandboxMode.AUTO, 1)
+    assert not live_views_safe(SandboxMode.AUTO, 2)
+    assert not live_views_safe(SandboxMode.OFF, 2)
+    monkeypatch.setattr(sandbox, "working_isolations", lambda: (Isolation.BWRAP, Isolation.NONE))
+    assert live_views_safe(SandboxMode.AUTO, 4)
+    assert not live_views_safe(SandboxMode.OFF, 4)

@@ -139,7 +139,7 @@ class ClusterPlayer:
                 raise EngineCheckError(f"on worker {address}: {failure}")
 
     async def __call__(
-        self, setup: GameSetup, deal: Deal, keep_traffic: bool, live_path: Path
+        self, setup: GameSetup, deal: Deal, keep_traffic: bool, live_path: Path | None
     ) -> PlayedGame:
         """Play the game on a worker with a free game slot; wait for its record."""
         future = self.client.submit(

@@ -37,7 +37,7 @@ from .results import Standings
 from .schedule import ScheduledGame
 from .state import existing_records
 
-GamePlayer = Callable[[GameSetup, Deal, bool, Path], Awaitable[PlayedGame]]
+GamePlayer = Callable[[GameSetup, Deal, bool, Path | None], Awaitable[PlayedGame]]
 """Plays one game (setup, deal, keep the transcript?, live view path) and returns it
 finished; the runner then saves it. The default plays it here with ``play_game``."""
 
@@ -67,6 +67,10 @@ class RunOptions:
     admit: Callable[[ScheduledGame], bool] | None = None
     """Asked as each queued game is about to start: a game it refuses is not played (None:
     every game is played). An SPRT stops starting pairs once it has its verdict."""
+    live_views: bool = True
+    """Write each game's public live view (``referee.live``) while it is played. A caller
+    turns it off where an unsandboxed engine could read the live view of the other game of
+    its deal, played at the same time."""
     play_on: PlayPlace | None = None
     """Where the games are played (None: here, with ``start_engine``, as many at once as the
     settings say); a cluster plays each on a worker (``tournaments.cluster``)."""
@@ -118,7 +122,7 @@ class _Run:
         self.play: GamePlayer = self.play_here
 
     async def play_here(
-        self, setup: GameSetup, deal: Deal, keep_traffic: bool, live_path: Path
+        self, setup: GameSetup, deal: Deal, keep_traffic: bool, live_path: Path | None
     ) -> PlayedGame:
         """Play the game in this process, its engines started by ``start_engine``."""
         return await play_game(
@@ -195,7 +199,7 @@ class _Run:
             if forfeited:
                 await asyncio.shield(self.finish(forfeit_record(game, forfeited, deal)))
                 continue
-            live_path = live_file(options.out, game.setup.game_id)
+            live_path = live_file(options.out, game.setup.game_id) if options.live_views else None
             played = await self.play(game.setup, deal, options.log_traffic, live_path)
             # Saved whole even if the run is being stopped; then the worker stops too.
             await asyncio.shield(self.finish(played.record, played.transcript))

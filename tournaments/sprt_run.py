@@ -315,6 +315,7 @@ async def run_sprt(
     start_engine: EngineFactory = start_engine_process,
     book: LoadedBook | None = None,
     play_on: PlayPlace | None = None,
+    live_views: bool = True,
 ) -> SprtStatus:
     """Play the test's pairs, ``concurrency`` games at once, until its verdict (or until
     every game has a record); ``sprt.json`` and ``sprt.html`` are written at the start
@@ -341,6 +342,7 @@ async def run_sprt(
             admit=tracker.admit,
             book=book,
             play_on=play_on,
+            live_views=live_views,
         )
         names = [spec.name for spec in config.engines]
         settings = RunSettings(names, config.concurrency, MAX_FAILURES)
