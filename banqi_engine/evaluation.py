@@ -13,6 +13,7 @@ take by a step and that cannot take it back.
 
 from typing import Final
 
+from .eval_params import DEFAULT_PARAMS, EvalParams
 from .pieces import (
     BLACK,
     CANNON,
@@ -36,15 +37,6 @@ from .squares import ALL_SQUARES, FILE_A, FILE_D, NUM_SQUARES, Bitboard, square_
 ORDER_VALUES: Final = (64.0, 32.0, 16.0, 8.0, 4.0, 3.0, 2.0)
 """Base material value by place in the capture order, highest first: each place is
 worth twice the next, as every higher order preys on a piece."""
-JUMPING_CANNON_VALUE: Final = 24.0
-"""A cannon that captures by jumping reaches any order from afar."""
-KING_PAWN_DISCOUNT: Final = 0.08
-"""Fraction of the King's value lost per enemy Pawn still alive."""
-PAWN_KING_BONUS: Final = 6.0
-"""Value shared by a colour's Pawns while the enemy King lives."""
-SAFE_FACTOR: Final = 1.2
-MOBILITY_WEIGHT: Final = 0.15
-CHASE_WEIGHT: Final = 0.3
 CHASE_MAX_HIDDEN: Final = 10
 """The chase term counts once at most this many pieces are face down."""
 PROGRESS_WINDOW: Final = 30
@@ -64,11 +56,11 @@ _RINGS: Final = tuple(
 """For each square, the squares 1, 2, ... CHASE_RANGE steps away."""
 
 
-def base_values(rules: RuleSet) -> tuple[float, ...]:
+def base_values(rules: RuleSet, params: EvalParams = DEFAULT_PARAMS) -> tuple[float, ...]:
     """Base value of each kind K G M R N C P under a rule set."""
     values = [ORDER_VALUES[rules.capture_order.index(letter)] for letter in KIND_LETTERS]
     if rules.cannon_capture == "jump":
-        values[CANNON] = JUMPING_CANNON_VALUE
+        values[CANNON] = params.jumping_cannon_value
     return tuple(values)
 
 
@@ -95,8 +87,9 @@ def _step_pairs(pieces: Bitboard, targets: Bitboard) -> int:
 class Evaluator:
     """Evaluates positions under one rule set."""
 
-    def __init__(self, rules: RuleSet) -> None:
-        self.base = base_values(rules)
+    def __init__(self, rules: RuleSet, params: EvalParams = DEFAULT_PARAMS) -> None:
+        self.params = params
+        self.base = base_values(rules, params)
         prey = prey_masks(rules)
         self.predators = tuple(
             sum(1 << j for j in range(NUM_KINDS) if prey[j] >> k & 1) for k in range(NUM_KINDS)
@@ -117,6 +110,8 @@ class Evaluator:
         """Per colour, each piece that chases something with the enemy pieces it chases:
         those it takes by a step and that cannot take it back."""
         self._material: dict[tuple[int, ...], float] = {}
+        self.mobility_weight = params.mobility_weight
+        self.chase_weight = params.chase_weight
         self.limit = rules.no_progress_limit
         self.window = max(1, min(PROGRESS_WINDOW, self.limit // 2))
 
@@ -131,12 +126,13 @@ class Evaluator:
             enemy = opponent(colour)
             own_pawns = counts[make_piece(colour, PAWN)]
             values = list(self.base)
-            values[KING] *= 1.0 - KING_PAWN_DISCOUNT * counts[make_piece(enemy, PAWN)]
+            params = self.params
+            values[KING] *= 1.0 - params.king_pawn_discount * counts[make_piece(enemy, PAWN)]
             if counts[make_piece(enemy, KING)] and own_pawns:
-                values[PAWN] += PAWN_KING_BONUS / own_pawns
+                values[PAWN] += params.pawn_king_bonus / own_pawns
             for kind in range(NUM_KINDS):
                 if not self.predators[kind] & present[enemy]:
-                    values[kind] *= SAFE_FACTOR
+                    values[kind] *= params.safe_factor
             result.append(values)
         return result[RED], result[BLACK]
 
@@ -161,7 +157,7 @@ class Evaluator:
         )
         empty = pos.empty
         colour_bb = pos.colour_bb
-        score += MOBILITY_WEIGHT * (
+        score += self.mobility_weight * (
             _step_pairs(colour_bb[RED], empty) - _step_pairs(colour_bb[BLACK], empty)
         )
         if pos.hidden.bit_count() <= CHASE_MAX_HIDDEN:
@@ -195,4 +191,4 @@ class Evaluator:
                             total += CHASE_RANGE - distance
                             break
             score += total if colour == RED else -total
-        return CHASE_WEIGHT * score
+        return self.chase_weight * score

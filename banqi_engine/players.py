@@ -9,6 +9,7 @@ import random
 from typing import Final, Protocol
 
 from .errors import MoveError
+from .eval_params import DEFAULT_PARAMS, EvalParams
 from .evaluation import base_values
 from .game import Game
 from .movegen import generate_captures, generate_moves, has_legal_move
@@ -171,14 +172,17 @@ def _can_capture_on(pos: Position, rules: RuleSet, square: Square) -> bool:
 MAX_LEVEL: Final = 3
 
 
-def make_player(level: int, seed: int | None, rules: RuleSet) -> Player:
-    """The player of a level: 0 random, 1 greedy, 2 short search, 3 full search."""
+def make_player(
+    level: int, seed: int | None, rules: RuleSet, params: EvalParams = DEFAULT_PARAMS
+) -> Player:
+    """The player of a level: 0 random, 1 greedy, 2 short search, 3 full search;
+    ``params`` weigh the search's evaluation."""
     if level == 0:
         return RandomPlayer(seed)
     if level == 1:
         return GreedyPlayer(rules, seed)
     if level == 2:
-        return SearchPlayer(rules, seed, max_depth=3, max_seconds=0.1)
+        return SearchPlayer(rules, seed, max_depth=3, max_seconds=0.1, params=params)
     if level == 3:
-        return SearchPlayer(rules, seed)
+        return SearchPlayer(rules, seed, params=params)
     raise ValueError(f"unknown player level {level}; allowed: 0 (random) to {MAX_LEVEL} (search)")

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .errors import MoveError
+from .eval_params import DEFAULT_PARAMS, EvalParams
 from .evaluation import Evaluator, base_values
 from .movegen import generate_captures, generate_moves, jump_targets
 from .moves import SQUARE_BITS, Move, flip_move, is_flip, move_from, move_to
@@ -85,10 +86,11 @@ class SearchResult:
 class Searcher:
     """The search machinery for one rule set; keeps its tables between searches."""
 
-    def __init__(self, rules: RuleSet) -> None:
+    def __init__(self, rules: RuleSet, params: EvalParams = DEFAULT_PARAMS) -> None:
         self.rules = rules
-        self.evaluator = Evaluator(rules)
-        self.values = base_values(rules)
+        self.params = params
+        self.evaluator = Evaluator(rules, params)
+        self.values = base_values(rules, params)
         self.jump = rules.cannon_capture == "jump"
         self.limit = rules.no_progress_limit
         self.tt: dict[int, tuple[int, int, float, Move]] = {}

@@ -5,6 +5,7 @@ import time
 from typing import Final
 
 from .errors import MoveError
+from .eval_params import DEFAULT_PARAMS, EvalParams
 from .game import Game
 from .moves import Move, move_from, move_to
 from .pieces import EMPTY, UNDECIDED
@@ -64,8 +65,10 @@ class SearchPlayer:
         max_seconds: float | None = None,
         default_seconds: float | None = DEFAULT_SECONDS,
         max_nodes: int | None = None,
+        params: EvalParams = DEFAULT_PARAMS,
     ) -> None:
-        self.searcher = Searcher(rules)
+        self.params = params
+        self.searcher = Searcher(rules, params)
         self.max_depth = max_depth
         self.max_seconds = max_seconds
         self.default_seconds = default_seconds
@@ -78,7 +81,7 @@ class SearchPlayer:
         start = time.perf_counter()
         rules = search_rules(game)
         if rules != self.searcher.rules:
-            self.searcher = Searcher(rules)
+            self.searcher = Searcher(rules, self.params)
         moves = game.legal_moves()
         if not moves:
             raise MoveError("no legal move to choose from: the side to move has none")
