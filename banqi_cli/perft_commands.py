@@ -1,14 +1,12 @@
-"""The ``banqi perft`` command and the ``banqi bench`` group: perft, search and strength."""
+"""The ``banqi perft`` command and the ``banqi bench`` group: perft and search speed."""
 
 import click
 
 from banqi_engine.bench import bench_perft, bench_search
 from banqi_engine.errors import BanqiError
 from banqi_engine.perft import divide, perft
-from banqi_engine.players import MAX_LEVEL
 from banqi_engine.position import parse_position
 from banqi_engine.rules import RuleSet
-from banqi_engine.selfplay import iter_match, level_factory, summarise
 
 from .options import FiniteFloatRange, PositionCommand, rules_option
 
@@ -89,48 +87,4 @@ def bench_search_command(seconds: float) -> None:
         )
     click.echo(
         f"total {total_nodes:,} nodes in {total_time:.2f}s: {total_nodes / total_time:,.0f} nodes/s"
-    )
-
-
-@bench.command("strength")
-@click.option("--games", type=click.IntRange(1), default=20, show_default=True)
-@click.option(
-    "--level",
-    "levels",
-    type=click.IntRange(0, MAX_LEVEL),
-    multiple=True,
-    required=True,
-    help="Level of player A, then of player B (give it twice).",
-)
-@click.option(
-    "--seconds",
-    type=FiniteFloatRange(0, 60),
-    default=0.2,
-    show_default=True,
-    help="Time budget per move.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of layouts and players.")
-@rules_option
-def bench_strength_command(
-    games: int, levels: tuple[int, ...], seconds: float, seed: int, rules: RuleSet
-) -> None:
-    """Play GAMES in-process games level A vs level B, paired with seats swapped."""
-    if len(levels) != 2:
-        raise click.UsageError("give --level exactly twice: player A, then player B")
-    a, b = levels
-    results = []
-    for result in iter_match(
-        level_factory(a, rules), level_factory(b, rules), games, rules, seconds=seconds, seed=seed
-    ):
-        results.append(result)
-        who = {"A": f"level {a}", "B": f"level {b}", None: "draw"}[result.winner]
-        click.echo(
-            f"game {result.index + 1:>3} (A {'first' if result.a_first else 'second'}): "
-            f"{who:<8} {result.plies:>4} plies  {result.description}"
-        )
-    summary = summarise(results)
-    click.echo(
-        f"level {a} vs level {b} ({rules.name}, {seconds:g}s/move): "
-        f"W {summary.wins} D {summary.draws} L {summary.losses}, "
-        f"score {summary.score:g}/{summary.games} ({100 * summary.fraction:.1f}%)"
     )
