@@ -6,6 +6,7 @@ import click
 
 from banqi_engine import __version__
 
+from .bench_endgame import bench_endgame_command
 from .bench_referee import bench_referee_command
 from .bench_strength import bench_strength_command
 from .deals_command import deals_command
@@ -40,6 +41,7 @@ cli.add_command(perft_command)
 cli.add_command(bench)
 bench.add_command(bench_referee_command)
 bench.add_command(bench_strength_command)
+bench.add_command(bench_endgame_command)
 cli.add_command(match_command)
 cli.add_command(replay_command)
 cli.add_command(reasons_command)

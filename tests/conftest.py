@@ -15,6 +15,7 @@ CLOCK_FREE_FILES = frozenset(
         "test_cli_inputs.py",
         "test_cli_positions.py",
         "test_elo.py",
+        "test_endgame.py",
         "test_engine_any_referee.py",
         "test_engine_loop.py",
         "test_from_records.py",
