@@ -40,6 +40,64 @@ class EvalParams(BaseModel):
     chase_weight: float = Field(
         default=0.3, ge=0.0, le=3.0, description="Pull towards prey that cannot hit back."
     )
+    chase_max_hidden: float = Field(
+        default=10.0, ge=0.0, le=32.0, description="Chase counts once at most this many face down."
+    )
+    enemy_weight: float = Field(
+        default=0.2,
+        ge=0.0,
+        le=2.0,
+        description="Gain of a piece's value as the enemies able to take it are captured.",
+    )
+    prey_weight: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=0.9,
+        description="Share of a piece's value lost as the enemies it can take are captured.",
+    )
+    cannon_screen_weight: float = Field(
+        default=0.3,
+        ge=0.0,
+        le=0.9,
+        description="Share of a jumping cannon's value lost as pieces (screens) leave the board.",
+    )
+    threat_stm_weight: float = Field(
+        default=0.2,
+        ge=0.0,
+        le=1.0,
+        description="Share of the best gain the side to move threatens that it is credited.",
+    )
+    threat_opp_weight: float = Field(
+        default=0.1,
+        ge=0.0,
+        le=1.0,
+        description="Share of the best gain the opponent threatens that the side to move loses.",
+    )
+    trapped_weight: float = Field(
+        default=0.4,
+        ge=0.0,
+        le=1.0,
+        description="Share of the side to move's attacked pieces with no safe square it loses.",
+    )
+    parity_weight: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=8.0,
+        description="Chaser with the right distance parity (no face down left), per chaser.",
+    )
+    flip_risk_weight: float = Field(
+        default=0.1,
+        ge=0.0,
+        le=1.0,
+        description="Share of a piece's value at risk next to face-down squares, times the chance "
+        "it hides an enemy that takes it by a step.",
+    )
+    progress_window: float = Field(
+        default=30.0,
+        ge=1.0,
+        le=200.0,
+        description="Plies before the no-progress draw over which the score fades to 0.",
+    )
 
 
 DEFAULT_PARAMS: Final = EvalParams()

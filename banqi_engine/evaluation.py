@@ -2,22 +2,33 @@
 
 The evaluation is from the side to move's view. Material counts every piece a
 colour still owns, face up or face down (the pool says how many of each kind are
-still hidden), at a value that depends on the rule set and on what is left: a
+still hidden), at a value that depends on the rule set and on what is left, so
+that a trade which raises the worth of one's other pieces scores as such: a
 piece's base value (``base_values``) comes from its place in the capture order (a
-jumping cannon gets a fixed high value since it reaches any order); a King loses
-value while enemy Pawns remain, Pawns gain value while the enemy King lives, and a
-piece that nothing left can capture is worth more. Face-up pieces add a small
-mobility term, and later in the game each is drawn towards the nearest enemy it can
-take by a step and that cannot take it back.
+jumping cannon gets a fixed high value since it reaches any order); it grows as
+the enemies able to take it (its natural enemies) are captured, most when none is
+left, and shrinks as the enemies it can take are captured; a King loses value
+while enemy Pawns remain, Pawns gain value while the enemy King lives, and a
+jumping cannon loses value as the screens it jumps over leave the board.
+
+Face-up pieces add mobility, threats (see ``evaluation_tactics``), a risk for
+pieces next to face-down squares that may hide an enemy able to take them, and,
+late in the game, a pull towards the nearest enemy each can take by a step and
+that cannot take it back, with a bonus when no face-down piece is left and the
+distance has the parity that lets the chaser catch it. The score fades to 0 over
+the last plies before the no-progress draw, for the side ahead and behind alike.
 """
 
 from typing import Final
 
 from .eval_params import DEFAULT_PARAMS, EvalParams
+from .evaluation_tactics import threat_terms
+from .movegen_tables import adjacent, rule_tables
 from .pieces import (
     BLACK,
     CANNON,
     COLOURS,
+    FULL_POOL,
     KIND_LETTERS,
     KING,
     NUM_KINDS,
@@ -25,8 +36,6 @@ from .pieces import (
     PAWN,
     RED,
     Piece,
-    colour_of,
-    kind_of,
     make_piece,
     opponent,
 )
@@ -37,10 +46,11 @@ from .squares import ALL_SQUARES, FILE_A, FILE_D, NUM_SQUARES, Bitboard, square_
 ORDER_VALUES: Final = (64.0, 32.0, 16.0, 8.0, 4.0, 3.0, 2.0)
 """Base material value by place in the capture order, highest first: each place is
 worth twice the next, as every higher order preys on a piece."""
-CHASE_MAX_HIDDEN: Final = 10
-"""The chase term counts once at most this many pieces are face down."""
-PROGRESS_WINDOW: Final = 30
-"""Over the last plies before the no-progress draw, the evaluation fades to 0."""
+FULL_COUNT: Final = sum(FULL_POOL)
+"""Pieces on the board at the start (the screens a jumping cannon may use)."""
+
+SCORE_CACHE_LIMIT: Final = 200_000
+"""The score cache is emptied when it holds this many positions."""
 
 _NOT_FILE_A: Final = ALL_SQUARES & ~FILE_A
 _NOT_FILE_D: Final = ALL_SQUARES & ~FILE_D
@@ -48,12 +58,17 @@ CHASE_RANGE: Final = 6
 """Targets farther than this many steps do not count."""
 _RINGS: Final = tuple(
     tuple(
-        sum(1 << b for b in range(NUM_SQUARES) if square_distance(a, b) == d)
+        (
+            sum(1 << b for b in range(NUM_SQUARES) if square_distance(a, b) == d),
+            CHASE_RANGE + 1 - d,
+            1 - d % 2,
+        )
         for d in range(1, CHASE_RANGE + 1)
     )
     for a in range(NUM_SQUARES)
 )
-"""For each square, the squares 1, 2, ... CHASE_RANGE steps away."""
+"""For each square, the squares 1, 2, ... CHASE_RANGE steps away, each ring with the
+chase bonus of a target there and whether its step count is even."""
 
 
 def base_values(rules: RuleSet, params: EvalParams = DEFAULT_PARAMS) -> tuple[float, ...]:
@@ -90,11 +105,17 @@ class Evaluator:
     def __init__(self, rules: RuleSet, params: EvalParams = DEFAULT_PARAMS) -> None:
         self.params = params
         self.base = base_values(rules, params)
+        self.tables = rule_tables(rules)
+        self.jump = rules.cannon_capture == "jump"
         prey = prey_masks(rules)
         self.predators = tuple(
             sum(1 << j for j in range(NUM_KINDS) if prey[j] >> k & 1) for k in range(NUM_KINDS)
         )
-        step_prey = step_capture_masks(rules)
+        self.prey = prey
+        self.step_prey = step_prey = step_capture_masks(rules)
+        self.step_predators = tuple(
+            tuple(j for j in range(NUM_KINDS) if step_prey[j] >> k & 1) for k in range(NUM_KINDS)
+        )
         chase_kinds = [
             [t for t in range(NUM_KINDS) if step_prey[k] >> t & 1 and not step_prey[t] >> k & 1]
             for k in range(NUM_KINDS)
@@ -109,71 +130,157 @@ class Evaluator:
         )
         """Per colour, each piece that chases something with the enemy pieces it chases:
         those it takes by a step and that cannot take it back."""
-        self._material: dict[tuple[int, ...], float] = {}
+        self._material: dict[tuple[int, ...], tuple[float, tuple[list[float], list[float]]]] = {}
+        self._scores: dict[int, float] = {}
+        """Scores before the fade by the position's hash (board and side) combined with
+        the hash of its piece counts, which together fix the pool."""
+        self._flip_risk: dict[tuple[int, ...], tuple[tuple[Piece, float], ...]] = {}
         self.mobility_weight = params.mobility_weight
         self.chase_weight = params.chase_weight
+        self.chase_max_hidden = params.chase_max_hidden
+        self.parity_weight = params.parity_weight
+        self.threat_stm_weight = params.threat_stm_weight
+        self.threat_opp_weight = params.threat_opp_weight
+        self.trapped_weight = params.trapped_weight
+        self.threats_on = bool(
+            params.threat_stm_weight or params.threat_opp_weight or params.trapped_weight
+        )
+        self.flip_risk_weight = params.flip_risk_weight
         self.limit = rules.no_progress_limit
-        self.window = max(1, min(PROGRESS_WINDOW, self.limit // 2))
+        self.window = max(1.0, min(params.progress_window, self.limit / 2))
+
+    def _kind_counts(self, counts: tuple[int, ...], colour: int, mask: int) -> int:
+        """How many pieces of ``colour`` of the kinds in ``mask`` are left."""
+        first = colour * NUM_KINDS
+        return sum(counts[first + j] for j in range(NUM_KINDS) if mask >> j & 1)
 
     def kind_values(self, counts: tuple[int, ...]) -> tuple[list[float], list[float]]:
         """Value of each kind for red and for black, given how many of each piece are left."""
-        present = [0, 0]
-        for piece in range(NUM_PIECES):
-            if counts[piece]:
-                present[colour_of(piece)] |= 1 << kind_of(piece)
+        params = self.params
+        full = FULL_POOL
+        screens = sum(counts) / FULL_COUNT
         result: list[list[float]] = []
         for colour in COLOURS:
             enemy = opponent(colour)
             own_pawns = counts[make_piece(colour, PAWN)]
             values = list(self.base)
-            params = self.params
             values[KING] *= 1.0 - params.king_pawn_discount * counts[make_piece(enemy, PAWN)]
             if counts[make_piece(enemy, KING)] and own_pawns:
                 values[PAWN] += params.pawn_king_bonus / own_pawns
             for kind in range(NUM_KINDS):
-                if not self.predators[kind] & present[enemy]:
+                enemies = self._kind_counts(counts, enemy, self.predators[kind])
+                all_enemies = self._kind_counts(full, enemy, self.predators[kind])
+                values[kind] *= 1.0 + params.enemy_weight * (1.0 - enemies / all_enemies)
+                if not enemies:
                     values[kind] *= params.safe_factor
+                prey = self._kind_counts(counts, enemy, self.prey[kind])
+                all_prey = self._kind_counts(full, enemy, self.prey[kind])
+                if all_prey:
+                    values[kind] *= 1.0 - params.prey_weight * (1.0 - prey / all_prey)
+            if self.jump:
+                values[CANNON] *= 1.0 - params.cannon_screen_weight * (1.0 - screens)
             result.append(values)
         return result[RED], result[BLACK]
 
     def material(self, counts: tuple[int, ...]) -> float:
         """Red's material minus black's, given how many of each piece are left (cached)."""
-        score = self._material.get(counts)
-        if score is None:
+        return self._material_entry(counts)[0]
+
+    def _material_entry(
+        self, counts: tuple[int, ...]
+    ) -> tuple[float, tuple[list[float], list[float]]]:
+        """Material and the kind values of red and black for these counts (cached)."""
+        entry = self._material.get(counts)
+        if entry is None:
             red, black = self.kind_values(counts)
             score = sum(
                 counts[make_piece(RED, k)] * red[k] - counts[make_piece(BLACK, k)] * black[k]
                 for k in range(NUM_KINDS)
             )
-            self._material[counts] = score
-        return score
+            entry = self._material[counts] = (score, (red, black))
+        return entry
 
     def evaluate(self, pos: Position) -> float:
         """Score for the side to move (positive is good for it)."""
         bb = pos.bb
         pool = pos.pool
-        score = self.material(
-            tuple([bb[piece].bit_count() + pool[piece] for piece in range(NUM_PIECES)])
-        )
-        empty = pos.empty
-        colour_bb = pos.colour_bb
-        score += self.mobility_weight * (
-            _step_pairs(colour_bb[RED], empty) - _step_pairs(colour_bb[BLACK], empty)
-        )
-        if pos.hidden.bit_count() <= CHASE_MAX_HIDDEN:
-            score += self._chase(bb)
-        if pos.side == BLACK:
-            score = -score
+        counts = tuple([bb[piece].bit_count() + pool[piece] for piece in range(NUM_PIECES)])
+        key = pos.hash ^ hash(counts)
+        score = self._scores.get(key)
+        if score is None:
+            score = self._score(pos, counts)
+            if len(self._scores) >= SCORE_CACHE_LIMIT:
+                self._scores.clear()
+            self._scores[key] = score
         remaining = self.limit - pos.no_progress
         if remaining < self.window:
             score *= remaining / self.window
         return score
 
-    def _chase(self, bb: list[Bitboard]) -> float:
-        """Reward pieces for standing near enemies they take and that cannot take them back."""
+    def _score(self, pos: Position, counts: tuple[int, ...]) -> float:
+        """The score for the side to move before the no-progress fade."""
+        entry = self._material.get(counts)
+        if entry is None:
+            entry = self._material_entry(counts)
+        score, values = entry
+        bb = pos.bb
+        empty = pos.empty
+        colour_bb = pos.colour_bb
+        score += self.mobility_weight * (
+            _step_pairs(colour_bb[RED], empty) - _step_pairs(colour_bb[BLACK], empty)
+        )
+        hidden = pos.hidden
+        side = pos.side
+        if hidden and self.flip_risk_weight:
+            score += self._flip_risk_term(bb, hidden, pos.pool)
+        if hidden.bit_count() <= self.chase_max_hidden:
+            score += self._chase(bb, side, not hidden)
+        if side == BLACK:
+            score = -score
+        if self.threats_on:
+            ours, theirs, trapped = threat_terms(pos, self.tables, self.step_prey, values)
+            score += (
+                self.threat_stm_weight * ours
+                - self.threat_opp_weight * theirs
+                - self.trapped_weight * trapped
+            )
+        return score
+
+    def _flip_risk_term(self, bb: list[Bitboard], hidden: Bitboard, pool: list[int]) -> float:
+        """Red's minus black's risk of a face-down neighbour turning out an enemy that takes."""
+        key = tuple(pool)
+        risks = self._flip_risk.get(key)
+        if risks is None:
+            risks = self._flip_risk[key] = self._risks(pool)
+        near = adjacent(hidden)
         score = 0.0
+        for piece, risk in risks:
+            pieces = bb[piece] & near
+            if pieces:
+                score -= risk * pieces.bit_count()
+        return score
+
+    def _risks(self, pool: list[int]) -> tuple[tuple[Piece, float], ...]:
+        """Per piece, signed for red, its value at risk next to face-down squares."""
+        total = sum(pool)
+        risks = []
+        for colour in COLOURS:
+            enemy = opponent(colour) * NUM_KINDS
+            sign = 1.0 if colour == RED else -1.0
+            for kind in range(NUM_KINDS):
+                chance = sum(pool[enemy + j] for j in self.step_predators[kind]) / total
+                if chance:
+                    risk = self.flip_risk_weight * self.base[kind] * chance
+                    risks.append((make_piece(colour, kind), sign * risk))
+        return tuple(risks)
+
+    def _chase(self, bb: list[Bitboard], side: int, parity: bool) -> float:
+        """Reward pieces for standing near enemies they take and that cannot take them back;
+        with ``parity`` (nothing face down), also for the distance parity that catches."""
+        score = 0.0
+        matched = 0
         for colour, chasers in zip(COLOURS, self.chasers, strict=True):
-            total = 0
+            total = found = even = 0
             for piece, target_pieces in chasers:
                 pieces = bb[piece]
                 if not pieces:
@@ -186,9 +293,16 @@ class Evaluator:
                 while pieces:
                     low = pieces & -pieces
                     pieces ^= low
-                    for distance, ring in enumerate(_RINGS[low.bit_length() - 1]):
+                    for ring, bonus, steps_even in _RINGS[low.bit_length() - 1]:
                         if ring & targets:
-                            total += CHASE_RANGE - distance
+                            total += bonus
+                            found += 1
+                            even += steps_even
                             break
+            # odd steps with the chaser to move (even with the prey to move) catch
+            right = found - 2 * even if colour == side else 2 * even - found
             score += total if colour == RED else -total
-        return self.chase_weight * score
+            matched += right if colour == RED else -right
+        if not parity:
+            matched = 0
+        return self.chase_weight * score + self.parity_weight * matched

@@ -1,0 +1,243 @@
+"""The evaluation: each term on hand-made positions, symmetry on random ones, parameter bounds."""
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from banqi_engine.eval_params import DEFAULT_PARAMS, EvalParams, ParamsError, params_with
+from banqi_engine.evaluation import Evaluator
+from banqi_engine.game import Game
+from banqi_engine.layout import random_layout
+from banqi_engine.moves import is_flip, move_from
+from banqi_engine.pieces import (
+    BLACK,
+    CANNON,
+    FULL_POOL,
+    HIDDEN,
+    KING,
+    NUM_KINDS,
+    RED,
+    ROOK,
+    UNDECIDED,
+)
+from banqi_engine.position import Position, parse_position
+from banqi_engine.rules import PRESETS, RuleSet
+
+OLYMPIAD = PRESETS["olympiad"]
+
+
+def evaluate(text: str, rules: RuleSet = OLYMPIAD, **weights: float) -> float:
+    params = params_with(f"{name}={value}" for name, value in weights.items())
+    return Evaluator(rules, params).evaluate(parse_position(text))
+
+
+def term(text: str, name: str, rules: RuleSet = OLYMPIAD) -> float:
+    """What one weight adds to the score of ``text`` (side to move's view)."""
+    return evaluate(text, rules) - evaluate(text, rules, **{name: 0.0})
+
+
+def red_view(text: str, name: str) -> float:
+    """What one weight adds to the score of ``text``, from red's view."""
+    value = term(text, name)
+    return value if parse_position(text).side == RED else -value
+
+
+def counts_with(**changes: int) -> tuple[int, ...]:
+    """Piece counts (face up or down) of a full set changed by letter, e.g. ``p=0``."""
+    counts = list(FULL_POOL)
+    for letter, count in changes.items():
+        counts["KGMRNCPkgmrncp".index(letter)] = count
+    return tuple(counts)
+
+
+# -- material that depends on what is left ---------------------------------------------
+
+
+def test_a_king_is_worth_less_while_enemy_pawns_live() -> None:
+    evaluator = Evaluator(OLYMPIAD)
+    kings = [evaluator.kind_values(counts_with(p=n))[RED][KING] for n in range(6)]
+    assert kings == sorted(kings, reverse=True) and kings[0] > kings[5]
+
+
+def test_face_down_enemy_pawns_lower_a_face_up_king() -> None:
+    # the same face-up red king; the face-down pieces are black pawns or black ministers
+    pawns = "----/----/----/----/----/XX--/-K--/---r r 00000000000002"
+    ministers = "----/----/----/----/----/XX--/-K--/---r r 00000000020000"
+    evaluator = Evaluator(OLYMPIAD)
+    values = []
+    for text in (pawns, ministers):
+        pos = parse_position(text)
+        counts = tuple(pos.bb[p].bit_count() + pos.pool[p] for p in range(2 * NUM_KINDS))
+        values.append(evaluator.kind_values(counts)[RED][KING])
+    assert values[0] < values[1]
+
+
+def test_a_piece_gains_as_its_natural_enemies_go() -> None:
+    evaluator = Evaluator(OLYMPIAD)
+    full = evaluator.kind_values(counts_with())[RED][ROOK]
+    fewer = evaluator.kind_values(counts_with(g=0, m=0))[RED][ROOK]
+    fewest = evaluator.kind_values(counts_with(k=0, g=0, m=0))[RED][ROOK]
+    assert full < fewer < fewest
+    # the last one gone (a black cannon, which is also its prey) still raises its worth
+    last = counts_with(k=0, g=0, m=0, r=0, c=1)
+    assert (
+        evaluator.kind_values(last)[RED][ROOK]
+        < evaluator.kind_values(counts_with(k=0, g=0, m=0, r=0, c=0))[RED][ROOK]
+    )
+
+
+def test_a_jumping_cannon_loses_value_with_its_screens() -> None:
+    evaluator = Evaluator(OLYMPIAD)
+    full = evaluator.kind_values(counts_with())[RED][CANNON]
+    # only red's own pawns gone: no prey or predator changes, only fewer screens
+    assert evaluator.kind_values(counts_with(P=0))[RED][CANNON] < full
+
+
+def test_a_trade_that_frees_the_king_scores_above_plain_material() -> None:
+    # red K+P against black G+P; trading the pawns leaves red's king with no enemy
+    # able to take it: plain material says the trade is even, the evaluation says it gains
+    evaluator = Evaluator(OLYMPIAD)
+    only = dict.fromkeys("KGMRNCPkgmrncp", 0)
+    before = tuple({**only, "K": 1, "P": 1, "g": 1, "p": 1}.values())
+    after = tuple({**only, "K": 1, "g": 1}.values())
+    assert evaluator.material(after) > evaluator.material(before)
+
+
+# -- threats, trapped pieces, parity, flipping risk -----------------------------------
+
+
+def test_a_hanging_piece_is_worse_for_its_owner_than_a_protected_one() -> None:
+    # red rook b2 attacks the black knight b3, which a black guard on c3 protects or not
+    hanging = "----/----/g---/----/----/-n--/-R--/k--K r 00000000000000"
+    protected = "----/----/----/----/----/-ng-/-R--/k--K r 00000000000000"
+    assert term(hanging, "threat_stm_weight") > 0
+    assert term(protected, "threat_stm_weight") == 0
+    assert evaluate(hanging) > evaluate(protected)
+
+
+def test_the_side_to_moves_threat_counts_more_than_the_opponents() -> None:
+    red_to_move = "----/----/----/----/----/-n--/-R--/k--K r 00000000000000"
+    black_to_move = red_to_move.replace(" r ", " b ")
+    assert term(red_to_move, "threat_stm_weight") > -term(black_to_move, "threat_opp_weight") > 0
+
+
+def test_a_trapped_piece_costs_its_side() -> None:
+    # red knight a1 attacked by the black rook a2; its only empty neighbour b1 is next
+    # to a black guard on c1 (trapped) or not (the guard on c3)
+    trapped = "----/----/----/----/----/----/r---/N-g- r 00000000000000"
+    free = "----/----/----/----/----/--g-/r---/N--- r 00000000000000"
+    assert term(trapped, "trapped_weight") < 0
+    assert term(free, "trapped_weight") == 0
+
+
+def test_a_lone_chasers_parity_flips_with_the_side_to_move() -> None:
+    # red rook b2 chases the black knight b4, two steps away: with red to move the
+    # distance parity never lets it catch the knight; with black to move it does
+    red_to_move = "----/----/----/----/-n--/----/-R--/---- r 00000000000000"
+    black_to_move = red_to_move.replace(" r ", " b ")
+    assert red_view(red_to_move, "parity_weight") < 0
+    assert red_view(black_to_move, "parity_weight") == pytest.approx(
+        -red_view(red_to_move, "parity_weight")
+    )
+    odd = "----/----/----/-n--/----/----/-R--/---- r 00000000000000"
+    assert red_view(odd, "parity_weight") > 0
+
+
+def test_flipping_risk_next_to_own_strong_pieces() -> None:
+    # a red king next to two face-down squares that may hide black pawns (which take it)
+    two_pawns = "----/----/----/----/----/XX--/-K--/---r r 00000000000002"
+    one_pawn = "----/----/----/----/----/XX--/-K--/---r r 00000010000001"
+    ministers = "----/----/----/----/----/XX--/-K--/---r r 00000000020000"
+    assert term(two_pawns, "flip_risk_weight") < term(one_pawn, "flip_risk_weight") < 0
+    assert term(ministers, "flip_risk_weight") == 0
+
+
+# -- the no-progress counter ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("side", ["r", "b"])
+def test_the_score_fades_near_the_no_progress_limit(side: str) -> None:
+    text = f"----/----/----/----/----/---p/----/R--K {side} 00000000000000"
+    limit = OLYMPIAD.no_progress_limit
+    scores = [abs(evaluate(f"{text} {n}")) for n in (0, limit - 20, limit - 1)]
+    assert scores[0] > scores[1] > scores[2] > 0
+    assert scores[2] < scores[0] / 10
+    # the side ahead (red) sees a positive score, the side behind a negative one
+    assert (evaluate(f"{text} 0") > 0) == (side == "r")
+
+
+# -- symmetry --------------------------------------------------------------------------
+
+
+def random_game_position(seed: int, rules: RuleSet, plies: int) -> Position:
+    rng = random.Random(seed)
+    layout = random_layout(rng)
+    game = Game(rules)
+    for _ in range(plies):
+        if game.outcome is not None:
+            break
+        chosen = rng.choice(game.legal_moves())
+        game.play(chosen, layout[move_from(chosen)] if is_flip(chosen) else None)
+    return game.position
+
+
+def colours_swapped(pos: Position) -> Position:
+    board = [s if s >= HIDDEN else (s + NUM_KINDS) % (2 * NUM_KINDS) for s in pos.board]
+    return Position(board, pos.pool[NUM_KINDS:] + pos.pool[:NUM_KINDS], pos.side ^ 1)
+
+
+def mirrored(pos: Position, files: bool) -> Position:
+    def source(square: int) -> int:
+        return square ^ 3 if files else (7 - square // 4) * 4 + square % 4
+
+    return Position([pos.board[source(s)] for s in range(32)], pos.pool, pos.side)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), plies=st.integers(1, 250))
+def test_the_evaluation_is_symmetric(preset: str, seed: int, plies: int) -> None:
+    rules = PRESETS[preset]
+    pos = random_game_position(seed, rules, plies)
+    if pos.side == UNDECIDED:
+        return
+    evaluator = Evaluator(rules)
+    score = evaluator.evaluate(Position(pos.board, pos.pool, pos.side))
+    for other in (colours_swapped(pos), mirrored(pos, True), mirrored(pos, False)):
+        assert Evaluator(rules).evaluate(other) == pytest.approx(score, abs=1e-9)
+
+
+def test_colour_swap_keeps_the_side_to_moves_view() -> None:
+    text = "----/----/----/----/----/-n--/-R--/k--K r 00000000000000"
+    pos = parse_position(text)
+    assert pos.side == RED and colours_swapped(pos).side == BLACK
+    assert Evaluator(OLYMPIAD).evaluate(colours_swapped(pos)) == pytest.approx(evaluate(text))
+
+
+# -- parameters ----------------------------------------------------------------------
+
+
+def test_every_parameter_has_bounds_and_a_description() -> None:
+    for name, field in EvalParams.model_fields.items():
+        bounds = {type(m).__name__ for m in field.metadata}
+        assert {"Ge", "Le"} <= bounds, name
+        assert field.description, name
+        assert isinstance(getattr(DEFAULT_PARAMS, name), float)
+
+
+@pytest.mark.parametrize(
+    "assignment",
+    ["enemy_weight=5", "prey_weight=-0.1", "parity_weight=nan", "progress_window=0", "nope=1"],
+)
+def test_bad_parameter_values_are_refused(assignment: str) -> None:
+    with pytest.raises(ParamsError):
+        params_with([assignment])
+
+
+def test_the_model_refuses_out_of_bounds_values() -> None:
+    with pytest.raises(ValidationError):
+        EvalParams(trapped_weight=2.0)
+    assert params_with(["flip_risk_weight=0.5"]).flip_risk_weight == 0.5
