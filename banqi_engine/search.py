@@ -2,17 +2,24 @@
 
 The tree alternates the side to move's choices with chance nodes: a flip's value
 is the expectation, weighted by the face-down pool, over the piece types it may
-reveal (expectimax), searched with Star1 windows so chance nodes still cut. Child
-values at chance nodes are clamped to ``CHANCE_BOUND``, the bound Star1 needs.
-A flip costs ``1 + FLIP_REDUCTION`` plies of depth, and below the root only
-flips that interact with a face-up piece at once (a neighbour, or a cannon jump
-over one screen) are searched, plus one of the others standing for them all;
-where flips are not searched (near the horizon) the side to move may stand pat on
-the static evaluation instead, as a flip is nearly always available.
+reveal (expectimax), searched with Star1 windows so chance nodes still cut, after a
+Star2 probing pass that bounds each outcome from above by one reply of the opponent.
+Child values at chance nodes are clamped to ``CHANCE_BOUND``, the bound Star1 needs.
+A flip costs ``1 + FLIP_REDUCTION`` plies of depth, and below the root only flips
+that interact with a face-up piece at once (a neighbour, or a cannon jump over one
+screen) are searched, plus one of the others standing for them all, ranked by a
+cheap expected gain and capped; where flips are not searched (near the horizon) the
+side to move may stand pat on the static evaluation instead, as a flip is nearly
+always available.
 
 Positions are kept in a transposition table (see ``transposition``). Moves are
 ordered TT move, captures by MVV-LVA, killer moves, quiet moves by history, flips;
-leaves are resolved by a quiescence search over captures. Draw rules: a position
+moves after the first are searched with a null window (PVS), late quiet moves with
+less depth (LMR); a node whose side could pass and still be above beta is cut
+(null move, only while face-down pieces remain); a node where the side to move's
+most valuable piece can be captured gets one more ply (bounded along a path). The
+root uses aspiration windows. Each feature is switched by a ``SearchConfig``.
+Leaves are resolved by a quiescence search over captures. Draw rules: a position
 repeating one since the last flip or capture (in the game or along the search path)
 scores as a draw, a little below 0 for the side the search plays for
 (``CONTEMPT``), so that a side that is ahead or level avoids it; the no-progress
@@ -30,10 +37,12 @@ from .eval_params import DEFAULT_PARAMS, EvalParams
 from .evaluation import Evaluator, base_values
 from .movegen import generate_captures, generate_moves, jump_targets
 from .moves import SQUARE_BITS, Move, flip_move, is_flip, move_from, move_to
-from .pieces import BLACK, EMPTY, NUM_PIECES, RED, kind_of
-from .position import Position
-from .rules import RuleSet
+from .pieces import BLACK, EMPTY, NUM_KINDS, NUM_PIECES, RED, kind_of
+from .position import SIDE_KEYS, Position
+from .rules import RuleSet, step_capture_masks
+from .search_config import DEFAULT_CONFIG, SearchConfig
 from .squares import NEIGHBOUR_MASKS, NUM_SQUARES, Bitboard, Square
+from .time_manager import IterationControl, TimeBudget
 from .transposition import (
     EXACT,
     LOWER,
@@ -51,15 +60,45 @@ INFINITY: Final = 1e12
 CHANCE_BOUND: Final = 1_000.0
 """Child values at chance nodes are clamped to this, a bound on non-terminal scores."""
 FLIP_REDUCTION: Final = 1
-FLIP_MIN_DEPTH: Final = 2
-"""Below the root, flips are searched only with at least this much depth left."""
 MAX_DEPTH: Final = 64
 TIME_CHECK_MASK: Final = 31
 """The clock is read every 32 nodes."""
-NEXT_ITERATION_FRACTION: Final = 0.5
-"""No new iteration starts once this fraction of the budget is spent."""
 CONTEMPT: Final = 2.0
 """A draw scores this much below 0 for the side the search plays for."""
+
+NULL_WINDOW: Final = 1e-6
+"""Width of a null window (scores are floats)."""
+ASPIRATION_WINDOW: Final = 1.5
+"""Half-width of the root's aspiration window (a Pawn is 2)."""
+ASPIRATION_MIN_DEPTH: Final = 3
+LMR_MIN_DEPTH: Final = 3
+LMR_CHANCE_MIN_DEPTH: Final = 5
+"""Right below a chance node, moves are reduced only with at least this much depth."""
+LMR_MIN_INDEX: Final = 3
+"""Moves before this place in the order are never reduced."""
+LMR_LATE_INDEX: Final = 8
+LMR_DEEP: Final = 6
+"""Moves from ``LMR_LATE_INDEX`` on are reduced by two plies with this much depth."""
+NULL_MIN_DEPTH: Final = 3
+NULL_REDUCTION: Final = 2
+MAX_EXTENSIONS: Final = 2
+"""Threat extensions along one path, at most."""
+EXTENSION_MAX_DEPTH: Final = 2
+"""Only nodes this near the horizon are extended (deeper ones see the threat anyway); an
+extended node searches flips only if it would have without the extension."""
+EXTENSION_SPACING: Final = 3
+"""The n-th extension on a path needs at least ``n * EXTENSION_SPACING`` plies before it."""
+STAR2_MIN_DEPTH: Final = 2
+"""Chance nodes probe (Star2) only when their outcomes have this much depth."""
+THREAT_SHARE: Final = 0.5
+"""In a flip's expected gain, a piece attacked (not taken) counts this share of its value."""
+FLIP_TABLES_MAX: Final = 4096
+
+NORMAL: Final = 0
+AFTER_NULL: Final = 1
+AFTER_CHANCE: Final = 2
+"""What led to a node: a move, a null move, or a flip's outcome."""
+SIDE_SWAP: Final = SIDE_KEYS[RED] ^ SIDE_KEYS[BLACK]
 
 NO_MOVE: Final[Move] = -1
 MOVE_CODES: Final = 1 << (2 * SQUARE_BITS)
@@ -86,14 +125,26 @@ class SearchResult:
 class Searcher:
     """The search machinery for one rule set; keeps its tables between searches."""
 
-    def __init__(self, rules: RuleSet, params: EvalParams = DEFAULT_PARAMS) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        params: EvalParams = DEFAULT_PARAMS,
+        config: SearchConfig = DEFAULT_CONFIG,
+    ) -> None:
         self.rules = rules
         self.params = params
+        self.config = config
         self.evaluator = Evaluator(rules, params)
         self.values = base_values(rules, params)
+        self.steps = step_capture_masks(rules)
+        self.kinds_by_value = sorted(range(NUM_KINDS), key=lambda k: -self.values[k])
         self.jump = rules.cannon_capture == "jump"
         self.limit = rules.no_progress_limit
+        self.use_tt = config.transposition
+        self.want_threats = config.threat_extension or config.lmr or config.null_move
+        self.flip_min_depth = config.flip_min_depth
         self.tt: dict[int, tuple[int, int, float, Move]] = {}
+        self.flip_tables: dict[int, list[float]] = {}
         self.history = [0] * MOVE_CODES
         self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
         self.pos = Position.opening()
@@ -103,6 +154,8 @@ class Searcher:
         self.deadline = INFINITY
         self.max_nodes: int | None = None
         self.draw_scores = (0.0, 0.0)
+        self.partial = (NO_MOVE, -INFINITY)
+        """The best root move of the unfinished iteration and its score."""
 
     # -- root ------------------------------------------------------------------------
 
@@ -115,14 +168,19 @@ class Searcher:
         seconds: float | None = None,
         max_nodes: int | None = None,
         seen: set[int] | None = None,
+        budget: TimeBudget | None = None,
     ) -> SearchResult:
         """Best move for the side to move of ``pos`` (colours decided; ``pos`` is not kept).
 
         ``seen`` holds the hashes of the positions since the last flip or capture;
-        the search stops at ``max_depth``, after ``seconds`` or after ``max_nodes``.
+        the search stops at ``max_depth``, after ``max_nodes``, and on time: ``budget``
+        (soft target and hard limit), or ``seconds`` as a budget all of which may be spent.
         """
         start = time.perf_counter()
-        self._reset(pos, None if seconds is None else start + seconds, max_nodes, seen)
+        if budget is None and seconds is not None:
+            budget = TimeBudget.fixed(seconds)
+        control = None if budget is None else IterationControl(budget, start)
+        self._reset(pos, None if control is None else control.deadline, max_nodes, seen)
         moves = generate_moves(self.pos, self.rules)
         if not moves:
             raise MoveError("no legal move to choose from: the side to move has none")
@@ -130,7 +188,7 @@ class Searcher:
         root = [m for m in moves if not is_flip(m)] + flips
         rng.shuffle(root)
         root.sort(key=self._root_order)
-        best_move, best_score, depth_done = self._deepen(root, max_depth, seconds, start)
+        best_move, best_score, depth_done = self._deepen(root, max_depth, control)
         if best_move in groups:
             best_move = rng.choice(groups[best_move])
         return SearchResult(
@@ -150,11 +208,13 @@ class Searcher:
         self.draw_scores = (-CONTEMPT, CONTEMPT) if pos.side == RED else (CONTEMPT, -CONTEMPT)
         if len(self.tt) > TT_MAX_ENTRIES:
             self.tt.clear()
+        if len(self.flip_tables) > FLIP_TABLES_MAX:
+            self.flip_tables.clear()
         self.history = [h >> 2 for h in self.history]
         self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
 
     def _deepen(
-        self, root: list[Move], max_depth: int, seconds: float | None, start: float
+        self, root: list[Move], max_depth: int, control: IterationControl | None
     ) -> tuple[Move, float, int]:
         """Iterative deepening over the root moves, reordered by score after each
         iteration: the best move, its score, and the last depth completed."""
@@ -162,28 +222,69 @@ class Searcher:
         best_score = -INFINITY
         depth_done = 0
         for depth in range(1, max_depth + 1):
-            scores: dict[Move, float] = {}
-            iteration_best = NO_MOVE
-            alpha = -INFINITY
+            self.partial = (NO_MOVE, -INFINITY)
             try:
-                for move in root:
-                    score = self._root_child(move, depth, alpha)
-                    scores[move] = score
-                    if score > alpha:
-                        alpha = score
-                        iteration_best = move
+                best_move, best_score, scores = self._iterate(root, depth, best_score)
             except SearchTimeout:
-                if iteration_best != NO_MOVE:
-                    best_move, best_score = iteration_best, alpha
+                if self.partial[0] != NO_MOVE:
+                    best_move, best_score = self.partial
                 break
-            best_move, best_score, depth_done = iteration_best, alpha, depth
-            root.sort(key=lambda m: -scores[m])
+            depth_done = depth
+            root.sort(key=lambda m: -scores.get(m, -INFINITY))
             if abs(best_score) > MATE_THRESHOLD or len(root) == 1:
                 break
-            elapsed = time.perf_counter() - start
-            if seconds is not None and elapsed > seconds * NEXT_ITERATION_FRACTION:
-                break
+            if control is not None:
+                control.after_iteration(best_move, best_score)
+                self.deadline = control.deadline
+                if not control.start_next():
+                    break
         return best_move, best_score, depth_done
+
+    def _iterate(
+        self, root: list[Move], depth: int, previous: float
+    ) -> tuple[Move, float, dict[Move, float]]:
+        """One iteration, in an aspiration window around ``previous`` when that is on,
+        searched again with the window open on the side it failed."""
+        alpha, beta = -INFINITY, INFINITY
+        if (
+            self.config.aspiration
+            and depth >= ASPIRATION_MIN_DEPTH
+            and abs(previous) < MATE_THRESHOLD
+        ):
+            alpha, beta = previous - ASPIRATION_WINDOW, previous + ASPIRATION_WINDOW
+        while True:
+            move, score, scores = self._root_window(root, depth, alpha, beta)
+            if score <= alpha and alpha > -INFINITY:
+                alpha = -INFINITY
+            elif score >= beta and beta < INFINITY:
+                beta = INFINITY
+            else:
+                return move, score, scores
+
+    def _root_window(
+        self, root: list[Move], depth: int, alpha: float, beta: float
+    ) -> tuple[Move, float, dict[Move, float]]:
+        """The root moves searched in (alpha, beta): the best, its score, every score."""
+        scores: dict[Move, float] = {}
+        best_move = root[0]
+        best = -INFINITY
+        pvs = self.config.pvs
+        for index, move in enumerate(root):
+            if pvs and index:
+                score = self._root_child(move, depth, alpha, alpha + NULL_WINDOW)
+                if alpha < score < beta:
+                    score = self._root_child(move, depth, alpha, beta)
+            else:
+                score = self._root_child(move, depth, alpha, beta)
+            scores[move] = score
+            if score > best:
+                best, best_move = score, move
+                if score > alpha:
+                    alpha = score
+                    self.partial = (move, score)
+                    if score >= beta:
+                        break
+        return best_move, best, scores
 
     def _root_order(self, move: Move) -> float:
         """Captures by MVV-LVA, then quiet moves, then flips."""
@@ -195,10 +296,10 @@ class Searcher:
             return 0.0
         return self.values[kind_of(attacker)] - self.values[kind_of(victim)] * MVV_WEIGHT
 
-    def _root_child(self, move: Move, depth: int, alpha: float) -> float:
+    def _root_child(self, move: Move, depth: int, alpha: float, beta: float) -> float:
         if is_flip(move):
-            return self._chance(move_from(move), depth, alpha, INFINITY, 0)
-        return self._child_move(move, depth - 1, alpha, INFINITY, 0)
+            return self._chance(move_from(move), depth, alpha, beta, 0, 0)
+        return self._child_move(move, depth - 1, alpha, beta, 0, 0)
 
     def _flip_choices(self, rng: random.Random) -> tuple[list[Move], dict[Move, list[Move]]]:
         """Root flips: every interacting square, and one square standing for the rest."""
@@ -238,7 +339,8 @@ class Searcher:
     # -- interior --------------------------------------------------------------------
     # Per-node code: move and piece codes are read with raw ``>> 5``, ``& 31``, ``% 7``
     # and ``* 33`` (see ``moves``/``pieces``), as a function call per move costs
-    # measurably in CPython's inner loops.
+    # measurably in CPython's inner loops. ``ext`` counts the threat extensions on the
+    # path to a node.
 
     def _tick(self) -> None:
         self.nodes += 1
@@ -248,7 +350,9 @@ class Searcher:
         ):
             raise SearchTimeout
 
-    def _child_move(self, move: Move, depth: int, alpha: float, beta: float, ply: int) -> float:
+    def _child_move(
+        self, move: Move, depth: int, alpha: float, beta: float, ply: int, ext: int
+    ) -> float:
         """Value of a move or capture for the side making it."""
         pos = self.pos
         capture = pos.board[move & 31] != EMPTY
@@ -256,7 +360,7 @@ class Searcher:
         if capture:
             saved = self.rep
             self.rep = {pos.hash}
-            score = -self._search(depth, -beta, -alpha, ply + 1)
+            score = -self._search(depth, -beta, -alpha, ply + 1, NORMAL, ext)
             self.rep = saved
         else:
             key = pos.hash
@@ -264,21 +368,33 @@ class Searcher:
                 score = self.draw_scores[pos.side ^ 1]
             else:
                 self.rep.add(key)
-                score = -self._search(depth, -beta, -alpha, ply + 1)
+                score = -self._search(depth, -beta, -alpha, ply + 1, NORMAL, ext)
                 self.rep.discard(key)
         pos.unmake()
         return score
 
-    def _chance(self, square: Square, depth: int, alpha: float, beta: float, ply: int) -> float:
-        """Expected value of flipping ``square`` for the side flipping (Star1 bounds)."""
+    def _chance(
+        self, square: Square, depth: int, alpha: float, beta: float, ply: int, ext: int
+    ) -> float:
+        """Expected value of flipping ``square`` for the side flipping (Star2 probes, then
+        Star1 bounds)."""
         pos = self.pos
         pool = pos.pool
         total = pos.hidden.bit_count()
         child_depth = depth - 1 - FLIP_REDUCTION
         saved_rep = self.rep
         saved_key = self.pool_key
+        bound = CHANCE_BOUND
+        uppers: list[float] | None = None
+        if self.config.star2 and child_depth >= STAR2_MIN_DEPTH and alpha > -bound:
+            probed, uppers = self._star2_probe(square, child_depth, alpha, ply, ext)
+            self.rep = saved_rep
+            self.pool_key = saved_key
+            if probed <= alpha:
+                return probed
         acc = 0.0
         rest = 1.0
+        rest_up = sum(pool[p] * uppers[p] for p in range(NUM_PIECES)) / total if uppers else bound
         result: float | None = None
         for piece in range(NUM_PIECES):
             count = pool[piece]
@@ -288,29 +404,105 @@ class Searcher:
             rest -= p
             if rest < 1e-9:
                 rest = 0.0
-            low = (alpha - acc - CHANCE_BOUND * rest) / p
-            high = (beta - acc + CHANCE_BOUND * rest) / p
+            if uppers is None:
+                rest_up = bound * rest
+            else:
+                rest_up = rest_up - p * uppers[piece] if rest else 0.0
+            low = (alpha - acc - rest_up) / p
+            high = (beta - acc + bound * rest) / p
             self.pool_key = saved_key ^ POOL_KEYS[piece][count] ^ POOL_KEYS[piece][count - 1]
             pos.make_flip(square, piece)
             self.rep = {pos.hash}
-            value = -self._search(child_depth, -high, -low, ply + 1)
+            value = -self._search(child_depth, -high, -low, ply + 1, AFTER_CHANCE, ext)
             pos.unmake()
-            if value > CHANCE_BOUND:
-                value = CHANCE_BOUND
-            elif value < -CHANCE_BOUND:
-                value = -CHANCE_BOUND
+            if value > bound:
+                value = bound
+            elif value < -bound:
+                value = -bound
             if value <= low:
-                result = acc + p * value + CHANCE_BOUND * rest
+                result = acc + p * value + rest_up
                 break
             if value >= high:
-                result = acc + p * value - CHANCE_BOUND * rest
+                result = acc + p * value - bound * rest
                 break
             acc += p * value
         self.rep = saved_rep
         self.pool_key = saved_key
         return acc if result is None else result
 
-    def _search(self, depth: int, alpha: float, beta: float, ply: int) -> float:
+    def _star2_probe(
+        self, square: Square, child_depth: int, alpha: float, ply: int, ext: int
+    ) -> tuple[float, list[float]]:
+        """Star2's probing pass over the outcomes of flipping ``square``: an upper bound on
+        each (one reply of the opponent searched), and the expectation of the bounds
+        (``CHANCE_BOUND`` for the outcomes not probed). Each outcome is probed against the
+        average the outcomes left may reach for the whole to stay at most ``alpha``; the
+        pass stops at the first that does not. The caller restores rep and pool key."""
+        pos = self.pos
+        pool = pos.pool
+        total = pos.hidden.bit_count()
+        saved_key = self.pool_key
+        bound = CHANCE_BOUND
+        uppers = [bound] * NUM_PIECES
+        acc = 0.0
+        rest = 1.0
+        for piece in range(NUM_PIECES):
+            count = pool[piece]
+            if not count:
+                continue
+            p = count / total
+            target = (alpha - acc) / rest
+            rest -= p
+            if rest < 1e-9:
+                rest = 0.0
+            if not -bound < target < bound:
+                return acc + bound * (rest + p), uppers
+            self.pool_key = saved_key ^ POOL_KEYS[piece][count] ^ POOL_KEYS[piece][count - 1]
+            pos.make_flip(square, piece)
+            self.rep = {pos.hash}
+            upper = self._probe_outcome(child_depth, target, ply + 1, ext)
+            pos.unmake()
+            uppers[piece] = upper
+            acc += p * upper
+            if upper > target:
+                return acc + bound * rest, uppers
+        return acc, uppers
+
+    def _probe_outcome(self, depth: int, low: float, ply: int, ext: int) -> float:
+        """An upper bound, for the side that flipped, on the value of the current position
+        (the other side to move, ``depth`` left): from the table, or from the table's move
+        or the best capture searched in a null window at ``low``."""
+        pos = self.pos
+        bound = CHANCE_BOUND
+        probe = NO_MOVE
+        if self.use_tt:
+            entry = self.tt.get(pos.hash ^ self.pool_key)
+            if entry is not None:
+                entry_depth, flag, stored, probe = entry
+                if entry_depth >= depth and flag != UPPER:
+                    return max(-bound, min(bound, -from_tt(stored, ply)))
+        if probe == NO_MOVE:
+            captures = generate_captures(pos, self.rules)
+            if not captures:
+                return bound
+            board = pos.board
+            values = self.values
+            probe = min(
+                captures,
+                key=lambda m: values[board[m >> 5] % 7] - values[board[m & 31] % 7] * MVV_WEIGHT,
+            )
+        frm = probe >> 5
+        if frm == probe & 31:
+            reply = self._chance(frm, depth, -low - NULL_WINDOW, -low, ply, ext)
+        else:
+            reply = self._child_move(probe, depth - 1, -low - NULL_WINDOW, -low, ply, ext)
+        if reply <= -low - NULL_WINDOW:
+            return bound
+        return max(-bound, min(bound, -reply))
+
+    def _search(
+        self, depth: int, alpha: float, beta: float, ply: int, parent: int, ext: int
+    ) -> float:
         """Negamax value of the current position for the side to move."""
         pos = self.pos
         if pos.no_progress >= self.limit:
@@ -318,26 +510,65 @@ class Searcher:
         if depth <= 0:
             return self._quiesce(alpha, beta, ply)
         self._tick()
+        # Endgame tables: the exact value of a position with no face-down piece and few
+        # pieces left would be probed here, before the transposition table.
         key = pos.hash ^ self.pool_key
-        entry = self.tt.get(key)
         tt_move = NO_MOVE
-        if entry is not None:
-            entry_depth, flag, stored, tt_move = entry
-            if entry_depth >= depth:
-                score = from_tt(stored, ply)
-                if (
-                    flag == EXACT
-                    or (flag == LOWER and score >= beta)
-                    or (flag == UPPER and score <= alpha)
-                ):
-                    return score
+        if self.use_tt:
+            entry = self.tt.get(key)
+            if entry is not None:
+                entry_depth, flag, stored, tt_move = entry
+                if entry_depth >= depth:
+                    score = from_tt(stored, ply)
+                    if (
+                        flag == EXACT
+                        or (flag == LOWER and score >= beta)
+                        or (flag == UPPER and score <= alpha)
+                    ):
+                        return score
         moves = generate_moves(pos, self.rules)
         if not moves:
             return -MATE + ply
+        config = self.config
+        side = pos.side
+        pv_node = beta - alpha > NULL_WINDOW
+        with_flips = depth >= self.flip_min_depth
+        threatened = 0
+        top_threat = False
+        if self.want_threats:
+            threatened = self._threatened()
+            top_threat = bool(threatened) and bool(threatened & self._top_pieces(side))
+            if (
+                top_threat
+                and config.threat_extension
+                and depth <= EXTENSION_MAX_DEPTH
+                and ext < MAX_EXTENSIONS
+                and ext * EXTENSION_SPACING <= ply
+            ):
+                depth += 1
+                ext += 1
+        if (
+            config.null_move
+            and parent != AFTER_NULL
+            and not pv_node
+            and depth >= NULL_MIN_DEPTH
+            and pos.hidden
+            and not top_threat
+            and -MATE_THRESHOLD < beta < MATE_THRESHOLD
+            and self.evaluator.evaluate(pos) >= beta
+        ):
+            pos.side = side ^ 1
+            pos.hash ^= SIDE_SWAP
+            score = -self._search(
+                depth - 1 - NULL_REDUCTION, -beta, NULL_WINDOW - beta, ply + 1, AFTER_NULL, ext
+            )
+            pos.side = side
+            pos.hash ^= SIDE_SWAP
+            if score >= beta:
+                return beta if score > MATE_THRESHOLD else score
         alpha_start = alpha
         best = -INFINITY
         best_move = NO_MOVE
-        with_flips = depth >= FLIP_MIN_DEPTH
         if pos.hidden and not with_flips:
             best = self.evaluator.evaluate(pos)
             if best >= beta:
@@ -345,13 +576,51 @@ class Searcher:
             if best > alpha:
                 alpha = best
         board = pos.board
+        killers = self.killers[ply]
+        pvs = config.pvs and pv_node
+        lmr = (
+            config.lmr
+            and depth >= LMR_MIN_DEPTH
+            and not top_threat
+            and (parent != AFTER_CHANCE or depth >= LMR_CHANCE_MIN_DEPTH)
+        )
+        index = -1
         for move in self._ordered(moves, tt_move, ply, with_flips):
+            index += 1
             frm = move >> 5
             to = move & 31
             if frm == to:
-                score = self._chance(frm, depth, alpha, beta, ply)
+                if pvs and index:
+                    score = self._chance(frm, depth, alpha, alpha + NULL_WINDOW, ply, ext)
+                    if alpha < score < beta:
+                        score = self._chance(frm, depth, alpha, beta, ply, ext)
+                else:
+                    score = self._chance(frm, depth, alpha, beta, ply, ext)
             else:
-                score = self._child_move(move, depth - 1, alpha, beta, ply)
+                reduced = (
+                    lmr
+                    and index >= LMR_MIN_INDEX
+                    and board[to] == EMPTY
+                    and move != tt_move
+                    and move != killers[0]
+                    and move != killers[1]
+                    and not threatened >> frm & 1
+                )
+                score = alpha
+                if reduced:
+                    reduction = 2 if index >= LMR_LATE_INDEX and depth >= LMR_DEEP else 1
+                    score = self._child_move(
+                        move, depth - 1 - reduction, alpha, alpha + NULL_WINDOW, ply, ext
+                    )
+                if not reduced or score > alpha:
+                    if pvs and index:
+                        score = self._child_move(
+                            move, depth - 1, alpha, alpha + NULL_WINDOW, ply, ext
+                        )
+                        if alpha < score < beta:
+                            score = self._child_move(move, depth - 1, alpha, beta, ply, ext)
+                    else:
+                        score = self._child_move(move, depth - 1, alpha, beta, ply, ext)
             if score > best:
                 best = score
                 best_move = move
@@ -361,14 +630,36 @@ class Searcher:
                         if frm != to and board[to] == EMPTY:
                             self._remember_cutoff(move, depth, ply)
                         break
-        if best <= alpha_start:
-            flag = UPPER
-        elif best >= beta:
-            flag = LOWER
-        else:
-            flag = EXACT
-        self.tt[key] = (depth, flag, to_tt(best, ply), best_move)
+        if self.use_tt:
+            if best <= alpha_start:
+                flag = UPPER
+            elif best >= beta:
+                flag = LOWER
+            else:
+                flag = EXACT
+            self.tt[key] = (depth, flag, to_tt(best, ply), best_move)
         return best
+
+    def _threatened(self) -> Bitboard:
+        """The squares of the side to move's pieces that the other side could capture."""
+        pos = self.pos
+        pos.side ^= 1
+        captures = generate_captures(pos, self.rules)
+        pos.side ^= 1
+        mask = 0
+        for move in captures:
+            mask |= 1 << (move & 31)
+        return mask
+
+    def _top_pieces(self, side: int) -> Bitboard:
+        """The squares of ``side``'s face-up pieces of its most valuable kind on the board."""
+        bb = self.pos.bb
+        base = side * 7
+        for kind in self.kinds_by_value:
+            pieces = bb[base + kind]
+            if pieces:
+                return pieces
+        return 0
 
     def _remember_cutoff(self, move: Move, depth: int, ply: int) -> None:
         """A quiet move cut off: make it the first killer at ``ply``, raise its history."""
@@ -411,8 +702,68 @@ class Searcher:
             interacting, others = self._split_flips()
             if others:
                 interacting.append(others[0])
+            if self.config.flip_ordering:
+                interacting = self._ranked_flips(interacting)
             ordered.extend(square * 33 for square in interacting if square * 33 != tt_move)
         return ordered
+
+    def _ranked_flips(self, squares: list[Square]) -> list[Square]:
+        """The ``max_flips`` squares of ``squares`` whose flips gain most at once, best first.
+
+        A flip's gain sums, over the face-up pieces next to it, the expected value of the
+        piece that shows up meeting it (see ``_flip_table``)."""
+        table = self._flip_table()
+        board = self.pos.board
+        pos = self.pos
+        face_up = pos.colour_bb[RED] | pos.colour_bb[BLACK]
+        ranked: list[tuple[float, Square]] = []
+        for square in squares:
+            gain = 0.0
+            near = NEIGHBOUR_MASKS[square] & face_up
+            while near:
+                low = near & -near
+                near ^= low
+                gain += table[board[low.bit_length() - 1]]
+            ranked.append((-gain, square))
+        ranked.sort()
+        return [square for _, square in ranked[: self.config.max_flips]]
+
+    def _flip_table(self) -> list[float]:
+        """For each piece code, the expected gain for the side to move of flipping a square
+        next to such a piece, over the pool (cached by pool and side).
+
+        The other side moves next: a piece that shows up next to one that takes it by a step
+        is lost (or takes), one that only attacks wins ``THREAT_SHARE`` of its target."""
+        pos = self.pos
+        side = pos.side
+        key = self.pool_key ^ side
+        table = self.flip_tables.get(key)
+        if table is not None:
+            return table
+        pool = pos.pool
+        total = sum(pool)
+        steps = self.steps
+        values = self.values
+        table = []
+        for piece in range(NUM_PIECES):
+            kind = piece % 7
+            own = piece // 7 == side
+            gain = 0.0
+            for shown in range(NUM_PIECES):
+                count = pool[shown]
+                if not count or (shown // 7 == side) == own:
+                    continue
+                other = shown % 7
+                # ``mover`` moves next: the other side's piece of the two
+                mover, target = (other, kind) if own else (kind, other)
+                loss = values[target] if own else values[other]
+                if steps[mover] >> target & 1:
+                    gain -= count * loss
+                elif steps[target] >> mover & 1:
+                    gain += count * THREAT_SHARE * (values[other] if own else values[kind])
+            table.append(gain / total if total else 0.0)
+        self.flip_tables[key] = table
+        return table
 
     def _quiesce(self, alpha: float, beta: float, ply: int) -> float:
         """Stand pat on the evaluation or resolve captures."""

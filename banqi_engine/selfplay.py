@@ -10,12 +10,15 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from .eval_params import DEFAULT_PARAMS, EvalParams
 from .game import Game
 from .layout import random_layout
 from .moves import is_flip, move_from
 from .pieces import Colour, Piece, opponent
 from .players import Player, make_player
 from .rules import RuleSet
+from .search_config import SearchConfig
+from .search_player import SearchPlayer
 
 PlayerFactory = Callable[[int], Player]
 """Makes a player from a seed."""
@@ -83,6 +86,13 @@ def play_game(
 def level_factory(level: int, rules: RuleSet) -> PlayerFactory:
     """A factory of the built-in player of a level."""
     return lambda seed: make_player(level, seed, rules)
+
+
+def search_factory(
+    rules: RuleSet, config: SearchConfig, params: EvalParams = DEFAULT_PARAMS
+) -> PlayerFactory:
+    """A factory of full-search players (level 3) with the search features of ``config``."""
+    return lambda seed: SearchPlayer(rules, seed, params=params, config=config)
 
 
 def iter_match(

@@ -53,6 +53,7 @@ from banqi_engine.players import Player
 from banqi_engine.position import Position, check_consistency, parse_board_field, parse_position
 from banqi_engine.rules import RuleSet
 from banqi_engine.squares import NUM_FILES, NUM_RANKS, NUM_SQUARES, parse_square
+from banqi_engine.time_manager import ClockPlayer, clock_budget
 
 from .errors import CommandSyntaxError
 from .messages import (
@@ -72,8 +73,7 @@ PROTOCOL_VERSION: Final = "1.1.0"
 ENGINE_NAME: Final = "banqi-engine"
 BOARD_SIZES: Final = ((NUM_FILES, NUM_RANKS), (NUM_RANKS, NUM_FILES))
 """Accepted ``boardsize`` arguments: 4 files by 8 ranks, in either order."""
-BUDGET_DIVISOR: Final = 30
-MAX_BUDGET_SECONDS: Final = 10.0
+
 
 log = logging.getLogger(__name__)
 
@@ -83,10 +83,14 @@ class _Refusal(Exception):
 
 
 def genmove_budget(remaining_ms: int | None) -> float | None:
-    """Seconds to spend on one genmove: a thirtieth of the clock, at most 10 s."""
+    """Seconds a player without its own time management may spend on one genmove: the
+    soft target of ``clock_budget`` (the clock over the moves likely left, at most
+    ``MAX_SOFT_SECONDS``, within the hard limit), with no reserve per move, as such a
+    player (random, greedy) answers at once. A ``ClockPlayer`` is told the time itself
+    and budgets it (soft target, hard limit, reserve, per-move limits noticed)."""
     if remaining_ms is None:
         return None
-    return min(MAX_BUDGET_SECONDS, max(0, remaining_ms) / 1000 / BUDGET_DIVISOR)
+    return clock_budget(remaining_ms, reserve=0.0).soft
 
 
 MAX_REASON_CHARS: Final = 200
@@ -311,7 +315,10 @@ class DctpEngine:
             remaining = min(self._time_left.values(), default=None)
         else:
             remaining = self._time_left.get(clock_colour)
-        move = self.player.choose(self.game, genmove_budget(remaining))
+        if isinstance(self.player, ClockPlayer):
+            move = self.player.choose_on_clock(self.game, remaining)
+        else:
+            move = self.player.choose(self.game, genmove_budget(remaining))
         return format_genmove(move)
 
     def _game_over(self, args: tuple[str, ...]) -> str:
