@@ -16,6 +16,7 @@ from .perft_commands import bench, perft_command
 from .referee_commands import match_command, reasons_command, replay_command
 from .sprt_command import sprt_command
 from .tournament_command import tournament_command
+from .tune_command import tune_command
 
 
 class _Commands(click.Group):
@@ -49,3 +50,4 @@ cli.add_command(tournament_command)
 cli.add_command(gui_command)
 cli.add_command(sprt_command)
 cli.add_command(deals_command)
+cli.add_command(tune_command)

@@ -77,16 +77,21 @@ class EngineProcess:
         return status, stderr
 
 
+CLOCK_MS = 6_000
+"""The platform's clock in these games: short, as the engine (at full strength when started
+with no arguments) spends it."""
+
+
 def play_platform_game(seed: int, engine_first: bool) -> None:
     """Replay what the platform sends for one whole game against a fresh engine."""
     rules = PRESETS["olympiad"]
     layout = random_layout(random.Random(seed))
     referee = Game(rules)
     opponent = RandomPlayer(seed)
-    clocks = [900_000, 900_000]
+    clocks = [CLOCK_MS, CLOCK_MS]
     engine = EngineProcess()
     assert engine.ask(Command.reset_board()).ok
-    engine.send(b"15 time_setting 900000\n14 ready\n")
+    engine.send(f"15 time_setting {CLOCK_MS}\n14 ready\n".encode())
     assert engine.read_line() == b"=15\n"
     assert engine.read_line() == b"=14\n"
     engine_turn = engine_first

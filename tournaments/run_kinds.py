@@ -10,7 +10,13 @@ from referee.storage import GAMES_DIR
 STATE_FILE: Final = "tournament.json"
 MATCH_FILE: Final = "match.json"
 SETTINGS_FILE: Final = "sprt-settings.json"
-KINDS: Final = {STATE_FILE: "a tournament", MATCH_FILE: "a match", SETTINGS_FILE: "an SPRT"}
+TUNE_FILE: Final = "tune-settings.json"
+KINDS: Final = {
+    STATE_FILE: "a tournament",
+    MATCH_FILE: "a match",
+    SETTINGS_FILE: "an SPRT",
+    TUNE_FILE: "a tuning run",
+}
 """Each kind's state file, and the kind in words."""
 
 

@@ -1,0 +1,358 @@
+"""A tuning run: SPSA (:mod:`tournaments.tune`) over pairs of games between an engine at
+``theta + c_k delta`` and the same engine at ``theta - c_k delta``, each pair on one hidden
+layout with the seats swapped, ``concurrency`` pairs at once.
+
+An engine is told its parameters on its command line: each parameter rendered by the run's
+``param_format`` (default ``--param {name}={value}``, what ``banqi-engine`` takes), so any
+DCTP engine that takes its parameters as arguments can be tuned.
+
+The run folder holds ``tune-settings.json`` (:class:`TuneSettings`: the settings and seed,
+the parameter file's contents included) and ``tune-state.json`` (:class:`TuneState`: theta
+and every pair played), the latter written atomically after every pair, so a run killed at
+any moment resumes with the same command and loses at most the pairs being played; those
+iterations are played again (same deal, same perturbation directions, theta as it is
+then). A pair starts with theta as it is when it starts, and updates theta when it ends,
+as fishtest's workers do. At the end ``tuned.toml`` holds theta in the parameter file's
+format.
+"""
+
+import asyncio
+import shlex
+import string
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from banqi_engine.players import MAX_LEVEL
+from banqi_engine.rules import RuleSet
+from referee.atomic import write_atomic
+from referee.deals import deal_secret
+from referee.engine_spec import EngineSpec
+from referee.engine_start import EngineFactory, start_engine_process
+from referee.errors import InputError
+from referee.game_runner import PlayedGame, play_game
+from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout, game_setup
+from referee.record import GameRecord
+from referee.sandbox import SandboxMode
+from referee.timecontrol import TimeControl
+
+from .config import ConfigError, builtin_engine_command
+from .differences import model_differences
+from .match import MAX_FAILURES
+from .run_kinds import TUNE_FILE, RunFolderError, check_new_run_folder
+from .tune import GameResult, PairResult, Spsa, TuneParam, TuneState, param_file_text
+
+M = TypeVar("M", bound=BaseModel)
+
+STATE_FILE: Final = "tune-state.json"
+TUNED_FILE: Final = "tuned.toml"
+TRAFFIC_DIR: Final = "traffic"
+DEFAULT_PARAM_FORMAT: Final = "--param {name}={value}"
+MAX_ITERATIONS: Final = 1_000_000
+RESUMABLE_FIELDS: Final = frozenset({"concurrency", "sandbox", "log_traffic", "out"})
+"""Settings that may change on resume: they change neither the games nor the updates."""
+
+
+class TuneError(InputError):
+    """A tuning run that cannot go on: its engines keep failing."""
+
+
+def check_param_format(param_format: str) -> None:
+    """Refuse a format that does not make command-line arguments out of ``{name}`` and
+    ``{value}``; the error says why."""
+    try:
+        words = shlex.split(param_format)
+    except ValueError as error:
+        raise ValueError(f"{param_format!r} does not split like a shell: {error}") from None
+    fields = set()
+    for word in words:
+        try:
+            parsed = list(string.Formatter().parse(word))
+        except ValueError as error:
+            raise ValueError(f"{param_format!r}: {error}") from None
+        fields |= {field for _, field, _, _ in parsed if field is not None}
+    unknown = fields - {"name", "value"}
+    if unknown:
+        raise ValueError(
+            f"{param_format!r} names {', '.join(sorted(f'{{{f}}}' for f in unknown))}; "
+            "only {name} and {value} are filled in"
+        )
+    if fields != {"name", "value"}:
+        raise ValueError(f"{param_format!r} must contain both {{name}} and {{value}}")
+    try:
+        param_args(param_format, {"x": 1.5})
+    except (ValueError, IndexError) as error:
+        raise ValueError(f"{param_format!r} cannot format a value: {error}") from None
+
+
+def param_args(param_format: str, values: Mapping[str, float]) -> list[str]:
+    """The command-line arguments that give an engine ``values``: ``param_format`` split like
+    a shell, then each word formatted for each parameter in turn (so a name or value is one
+    argument whatever it holds)."""
+    words = shlex.split(param_format)
+    args = []
+    for name, value in values.items():
+        shown: float | int = int(value) if value.is_integer() and abs(value) < 2**53 else value
+        args += [word.format(name=name, value=shown) for word in words]
+    return args
+
+
+class TuneConfig(BaseModel):
+    """A tuning run: the engine and how it is given its parameters, the parameters, how
+    many iterations, under which rules and clock."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    engine: tuple[str, ...] | None = Field(
+        default=None, description="The engine's command; None: the built-in engine at level 3."
+    )
+    param_format: str = DEFAULT_PARAM_FORMAT
+    params: dict[str, TuneParam] = Field(min_length=1)
+    iterations: int = Field(ge=1, le=MAX_ITERATIONS, description="Pairs of games.")
+    rules: RuleSet
+    time_control: TimeControl = TimeControl()
+    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
+    seed: int
+    out: Path
+    concurrency: int = Field(default=1, ge=1, le=64, description="Pairs played at once.")
+    sandbox: SandboxMode = SandboxMode.AUTO
+    log_traffic: bool = False
+
+    def command(self) -> tuple[str, ...]:
+        """The engine's command, before its parameters."""
+        return self.engine or builtin_engine_command("--level", str(MAX_LEVEL))
+
+    def spsa(self) -> Spsa:
+        """The run's SPSA schedule."""
+        return Spsa(self.params, self.iterations, self.seed)
+
+    def start(self) -> dict[str, float]:
+        """Theta at the start: each parameter's value in the file."""
+        return {name: param.value for name, param in self.params.items()}
+
+
+class TuneSettings(BaseModel):
+    """What ``tune-settings.json`` holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["banqi-tune-settings/1"] = "banqi-tune-settings/1"
+    created_at: datetime
+    config: TuneConfig
+
+
+def open_tune(config: TuneConfig, seed_given: bool) -> TuneSettings:
+    """The run's settings: the saved ones, after checking ``config`` is the same (a resumed
+    run without a seed keeps its saved one), or new ones (written by ``start_tune_folder``
+    once the engine has been checked). Refuses a folder holding another kind of run."""
+    path = config.out / TUNE_FILE
+    if path.exists():
+        saved = _read(path, TuneSettings, "a tuning run's settings")
+        wanted = config if seed_given else config.model_copy(update={"seed": saved.config.seed})
+        differences = model_differences(saved.config, wanted, RESUMABLE_FIELDS)
+        if differences:
+            grown = wanted.iterations != saved.config.iterations
+            raise ConfigError(
+                f"{config.out} holds a tuning run with different settings; resume it with the "
+                "same settings (parameter file, engine, iterations, rules, time, seed) or "
+                "choose another --out. Differences: "
+                + "; ".join(differences)
+                + (
+                    ". The gains c_k and a_k are set from the iterations, so a run keeps its number"
+                    if grown
+                    else ""
+                )
+            )
+        return saved.model_copy(update={"config": wanted})
+    check_new_run_folder(config.out, TUNE_FILE)
+    return TuneSettings(created_at=datetime.now(UTC), config=config)
+
+
+def _read(path: Path, model: type[M], what: str) -> M:
+    """A run file as its model; RunFolderError if it is damaged."""
+    try:
+        return model.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError) as error:
+        raise RunFolderError(f"{path} is damaged or not {what}: {error}") from None
+
+
+def start_tune_folder(settings: TuneSettings) -> None:
+    """Write a new run's ``tune-settings.json`` (a resumed run's is left as it is)."""
+    path = settings.config.out / TUNE_FILE
+    if not path.exists():
+        write_atomic(path, settings.model_dump_json(indent=2) + "\n")
+
+
+def read_state(config: TuneConfig) -> TuneState:
+    """The run's state: theta and the pairs played so far (a new run: the start, none).
+    Half-written files a killed run left are removed (the run folder must be locked)."""
+    for stale in config.out.glob(".*.tmp"):
+        stale.unlink(missing_ok=True)
+    path = config.out / STATE_FILE
+    if not path.exists():
+        return TuneState(theta=config.start())
+    state = _read(path, TuneState, "a tuning run's state")
+    if set(state.theta) != set(config.params) or not state.done() <= set(
+        range(1, config.iterations + 1)
+    ):
+        raise RunFolderError(f"{path} does not belong to the settings beside it")
+    return state
+
+
+def save_state(out: Path, state: TuneState) -> None:
+    """Write ``tune-state.json`` atomically."""
+    write_atomic(out / STATE_FILE, state.model_dump_json() + "\n")
+
+
+def write_tuned(config: TuneConfig, state: TuneState) -> Path:
+    """Write ``tuned.toml``: the parameter file with theta as each value; its path."""
+    params = {
+        name: param.model_copy(update={"value": state.theta[name]})
+        for name, param in config.params.items()
+    }
+    done = len(state.pairs)
+    header = f"Tuned by banqi tune: theta after {done} of {config.iterations} iterations."
+    path = config.out / TUNED_FILE
+    write_atomic(path, param_file_text(params, header))
+    return path
+
+
+def engine_spec(config: TuneConfig, name: str, values: Mapping[str, float]) -> EngineSpec:
+    """The engine ``name`` playing ``values``: its command and the parameters' arguments."""
+    return EngineSpec(
+        name=name, command=(*config.command(), *param_args(config.param_format, values))
+    )
+
+
+@dataclass(frozen=True)
+class TuneEvents:
+    """What the run tells its caller (progress output lives in the CLI)."""
+
+    pair_done: Callable[[PairResult, TuneState], None]
+
+
+def _game_result(record: GameRecord) -> GameResult:
+    """A finished game (plus is player 0) as the state keeps it."""
+    return GameResult(
+        plus_points=record.points(0),
+        minus_points=record.points(1),
+        reason=record.reason,
+        plies=record.end_ply,
+    )
+
+
+def _failed(record: GameRecord) -> bool:
+    """Whether an engine failed the game (a void game: both)."""
+    return record.void or (record.winner is not None and record.loser_failed)
+
+
+class _Run:
+    """The iterations still to play, theta, and the engine failures in a row."""
+
+    def __init__(
+        self,
+        config: TuneConfig,
+        state: TuneState,
+        key: bytes,
+        events: TuneEvents,
+        start_engine: EngineFactory,
+    ) -> None:
+        self.config = config
+        self.state = state
+        self.key = key
+        self.events = events
+        self.start_engine = start_engine
+        self.spsa = config.spsa()
+        done = state.done()
+        self.queue = [k for k in range(1, config.iterations + 1) if k not in done]
+        self.lock = asyncio.Lock()
+        self.failed_in_a_row = 0
+
+    async def worker(self) -> None:
+        """Play queued iterations one after the other."""
+        while self.queue:
+            k = self.queue.pop(0)
+            plus, minus = self.spsa.perturbed(self.state.theta, k)
+            specs = (
+                engine_spec(self.config, "plus", plus),
+                engine_spec(self.config, "minus", minus),
+            )
+            played = [await self.play(k, first, specs) for first in (0, 1)]
+            # Saved whole even if the run is being stopped; then the worker stops too.
+            await asyncio.shield(self.finish(k, played))
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise asyncio.CancelledError
+
+    async def play(self, k: int, first: int, specs: tuple[EngineSpec, EngineSpec]) -> PlayedGame:
+        """Game ``first + 1`` of iteration ``k``, on the iteration's deal."""
+        config = self.config
+        setup = game_setup(
+            game_id=f"i{k:06d}-{first + 1}",
+            players=specs,
+            first=first,
+            deal=str(k),
+            seed=config.seed,
+            rules=config.rules,
+            time_control=config.time_control,
+            stall_timeout=config.stall_timeout,
+        )
+        return await play_game(
+            setup,
+            deal_secret(self.key, config.seed, setup.deal),
+            keep_traffic=config.log_traffic,
+            start_engine=self.start_engine,
+        )
+
+    async def finish(self, k: int, played: list[PlayedGame]) -> None:
+        """Update theta with iteration ``k``'s pair, save the state, tell the caller; stop the
+        run if the engines failed ``MAX_FAILURES`` games in a row."""
+        games = (_game_result(played[0].record), _game_result(played[1].record))
+        result = sum(game.plus_points - game.minus_points for game in games)
+        pair = PairResult(iteration=k, result=result, games=games)
+        async with self.lock:
+            self.state = self.state.after(pair, self.spsa.updated(self.state.theta, k, result))
+            await asyncio.to_thread(self.save, played)
+            self.events.pair_done(pair, self.state)
+            for game in played:
+                self.failed_in_a_row = self.failed_in_a_row + 1 if _failed(game.record) else 0
+                if self.failed_in_a_row >= MAX_FAILURES:
+                    record = game.record
+                    raise TuneError(
+                        f"the engines failed {self.failed_in_a_row} games in a row (last: "
+                        f"{record.reason.value}: {record.detail or record.result}); check the "
+                        "engine and its parameters, then run the same command to resume"
+                    )
+
+    def save(self, played: list[PlayedGame]) -> None:
+        """Write the state (and the games' transcripts, if kept)."""
+        for game in played:
+            if game.transcript is not None:
+                path = self.config.out / TRAFFIC_DIR / f"{game.record.game_id}.dctp.log"
+                write_atomic(path, game.transcript)
+        save_state(self.config.out, self.state)
+
+
+async def run_tune(
+    config: TuneConfig,
+    state: TuneState,
+    key: bytes,
+    events: TuneEvents,
+    start_engine: EngineFactory = start_engine_process,
+) -> TuneState:
+    """Play every iteration the state has not played, ``concurrency`` pairs at once; the
+    state as it ends (saved at the start too). TuneError if the engines keep failing (the pairs
+    played are kept)."""
+    save_state(config.out, state)
+    run = _Run(config, state, key, events, start_engine)
+    try:
+        async with asyncio.TaskGroup() as group:
+            for _ in range(config.concurrency):
+                group.create_task(run.worker())
+    except ExceptionGroup as failed:  # a worker's TuneError, or a state that cannot be written
+        raise failed.exceptions[0] from None
+    return run.state
