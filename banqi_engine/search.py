@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
+from .endgame import DRAW, LOSS, MAX_PIECES, WIN, EndgameTables
 from .errors import MoveError
 from .eval_params import DEFAULT_PARAMS, EvalParams
 from .evaluation import Evaluator, base_values
@@ -93,6 +94,14 @@ STAR2_MIN_DEPTH: Final = 2
 THREAT_SHARE: Final = 0.5
 """In a flip's expected gain, a piece attacked (not taken) counts this share of its value."""
 FLIP_TABLES_MAX: Final = 4096
+TABLE_WIN: Final = 800.0
+"""Score of a won endgame-table position, less ``TABLE_PLY_COST`` per ply to the next
+capture (the faster conversion first); above any evaluation, below ``CHANCE_BOUND``."""
+TABLE_PLY_COST: Final = 0.5
+TABLE_DRAW_SHARE: Final = 0.01
+"""A drawn table position scores this share of its evaluation, without contempt: the side
+ahead keeps a drawn ending going (the other side may still go wrong) rather than repeat."""
+TABLE_MAX_PLIES: Final = 400
 
 NORMAL: Final = 0
 AFTER_NULL: Final = 1
@@ -143,6 +152,7 @@ class Searcher:
         self.use_tt = config.transposition
         self.want_threats = config.threat_extension or config.lmr or config.null_move
         self.flip_min_depth = config.flip_min_depth
+        self.tables = EndgameTables(rules) if config.endgame_tables else None
         self.tt: dict[int, tuple[int, int, float, Move]] = {}
         self.flip_tables: dict[int, list[float]] = {}
         self.history = [0] * MOVE_CODES
@@ -186,6 +196,7 @@ class Searcher:
             raise MoveError("no legal move to choose from: the side to move has none")
         flips, groups = self._flip_choices(rng)
         root = [m for m in moves if not is_flip(m)] + flips
+        root = self._table_root(root)
         rng.shuffle(root)
         root.sort(key=self._root_order)
         best_move, best_score, depth_done = self._deepen(root, max_depth, control)
@@ -194,6 +205,18 @@ class Searcher:
         return SearchResult(
             best_move, best_score, depth_done, self.nodes, time.perf_counter() - start
         )
+
+    def _table_root(self, root: list[Move]) -> list[Move]:
+        """Where a table knows the root is won or drawn, only the moves that keep that
+        (a lost root keeps every move: a repetition the table does not see may still draw)."""
+        if self.tables is None or self.pos.hidden:
+            return root
+        value = self.tables.probe(self.pos)
+        if value is None or value.outcome == LOSS:
+            return root
+        keep = self.tables.best_moves(self.pos)
+        kept = [move for move in root if keep is not None and move in keep]
+        return kept or root
 
     def _reset(
         self, pos: Position, deadline: float | None, max_nodes: int | None, seen: set[int] | None
@@ -510,8 +533,10 @@ class Searcher:
         if depth <= 0:
             return self._quiesce(alpha, beta, ply)
         self._tick()
-        # Endgame tables: the exact value of a position with no face-down piece and few
-        # pieces left would be probed here, before the transposition table.
+        if not pos.hidden and self.tables is not None:
+            exact = self._table_score()
+            if exact is not None:
+                return exact
         key = pos.hash ^ self.pool_key
         tt_move = NO_MOVE
         if self.use_tt:
@@ -770,8 +795,13 @@ class Searcher:
         self._tick()
         pos = self.pos
         side = pos.side
-        if not pos.colour_bb[side] and not pos.hidden:
-            return -MATE + ply
+        if not pos.hidden:
+            if not pos.colour_bb[side]:
+                return -MATE + ply
+            if self.tables is not None:
+                exact = self._table_score()
+                if exact is not None:
+                    return exact
         best = self.evaluator.evaluate(pos)
         if best >= beta:
             return best
@@ -796,6 +826,28 @@ class Searcher:
                     if alpha >= beta:
                         break
         return best
+
+    def _table_score(self) -> float | None:
+        """The endgame table's value of the current position (no piece face down) as a
+        score, or None if no table covers it."""
+        pos = self.pos
+        assert self.tables is not None
+        if (pos.colour_bb[RED] | pos.colour_bb[BLACK]).bit_count() > MAX_PIECES:
+            return None
+        value = self.tables.probe(pos)
+        if value is None:
+            return None
+        if value.outcome == DRAW:
+            return TABLE_DRAW_SHARE * self.evaluator.evaluate(pos)
+        score = TABLE_WIN - TABLE_PLY_COST * min(value.plies, TABLE_MAX_PLIES)
+        return score if value.outcome == WIN else -score
+
+    def prepare_tables(self, pos: Position, seconds: float) -> bool:
+        """Build, within ``seconds``, the endgame tables a search from ``pos`` can reach
+        (only where nothing is face down and few pieces are left); whether they are ready."""
+        if self.tables is None or pos.hidden:
+            return False
+        return self.tables.prepare(pos, seconds)
 
     def _captures(self) -> list[Move]:
         """The captures of the side to move."""

@@ -26,6 +26,8 @@ class SearchConfig:
     """Star2 probing at chance nodes before the Star1 search of each outcome."""
     aspiration: bool = True
     """Aspiration windows around the last iteration's score at the root."""
+    endgame_tables: bool = True
+    """Exact values from endgame tables where every piece is face up and few are left."""
     transposition: bool = True
     """The transposition table (off only to check the other features against plain search)."""
     flip_min_depth: int = 2

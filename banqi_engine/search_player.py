@@ -23,6 +23,11 @@ DEFAULT_SECONDS: Final = 1.0
 """Time per move when the caller gives no budget."""
 TIME_SAFETY: Final = 0.9
 """Share of the budget the search gets (less ``TIME_MARGIN`` and the player's own time)."""
+TABLE_BUILD_SHARE: Final = 0.5
+"""Share of a move's hard time limit that building endgame tables may take (the tables
+finished are kept for the rest of the game)."""
+DEFAULT_TABLE_SECONDS: Final = 5.0
+"""The hard limit assumed for building tables when a move has no time limit."""
 TIME_MARGIN: Final = 0.003
 """Seconds kept back from the budget besides ``TIME_SAFETY``'s share."""
 
@@ -124,6 +129,9 @@ class SearchPlayer:
         if len(moves) == 1:
             return moves[0]
         seen = reversible_hashes(game)
+        if not pos.hidden:
+            hard = DEFAULT_TABLE_SECONDS if budget is None else budget.hard
+            self.searcher.prepare_tables(pos, TABLE_BUILD_SHARE * hard)
         if budget is not None:
             spent = time.perf_counter() - start
             budget = TimeBudget(

@@ -12,7 +12,8 @@ from banqi_engine.moves import is_flip, move_from, step_move
 from banqi_engine.players import make_player
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet
-from banqi_engine.search import Searcher
+from banqi_engine.search import TABLE_WIN, Searcher
+from banqi_engine.search_config import DEFAULT_CONFIG, SearchConfig
 from banqi_engine.search_player import SearchPlayer, reversible_hashes
 from banqi_engine.selfplay import iter_match, level_factory, summarise
 from banqi_engine.squares import parse_square
@@ -59,23 +60,45 @@ def test_finds_a_forced_win_by_waiting() -> None:
     # whatever it does; red wins by a waiting king move, not by moving the rook
     text = "---p/--R-/----/----/----/----/----/K--- r 00000000000000"
     game = Game(OLYMPIAD, parse_position(text))
-    player = SearchPlayer(OLYMPIAD, 0, max_depth=4, default_seconds=None)
+    plain = DEFAULT_CONFIG.without("endgame_tables")
+    player = SearchPlayer(OLYMPIAD, 0, max_depth=4, default_seconds=None, config=plain)
     chosen = player.choose(game, None)
     assert player.last is not None and player.last.score > MATE_THRESHOLD
     assert chosen in (move("a1-a2"), move("a1-b1"))
+    with_tables = SearchPlayer(OLYMPIAD, 0, max_depth=4, default_seconds=None)
+    assert with_tables.choose(game, None) in (move("a1-a2"), move("a1-b1"))
+    assert with_tables.last is not None and with_tables.last.score >= TABLE_WIN - 0.5 * 3
 
 
-@pytest.mark.parametrize("black", ["p", "g"])
-def test_avoids_a_repetition_draw_when_ahead_or_level(black: str) -> None:
-    # red's guard and a black pawn (red ahead) or guard (level) have shuffled back and
-    # forth once; a1-a2 would repeat a position, a1-b1 is as good and does not
+def shuffled_once(black: str) -> Game:
+    """Red's guard and a black piece in opposite corners have shuffled back and forth once,
+    so a1-a2 would repeat a position."""
     game = Game(
         OLYMPIAD, parse_position(f"---{black}/----/----/----/----/----/----/G--- r 00000000000000")
     )
     for text in ("a1-a2", "d8-c8", "a2-a1", "c8-d8"):
         game.play(move(text))
+    return game
+
+
+@pytest.mark.parametrize("config", [DEFAULT_CONFIG, DEFAULT_CONFIG.without("endgame_tables")])
+def test_avoids_a_repetition_draw_when_ahead(config: SearchConfig) -> None:
+    # against a pawn red is ahead: a1-b1 is as good as a1-a2 and does not repeat
+    game = shuffled_once("p")
     for seed in range(4):
-        player = SearchPlayer(OLYMPIAD, seed, max_depth=3, default_seconds=None)
+        player = SearchPlayer(OLYMPIAD, seed, max_depth=3, default_seconds=None, config=config)
+        assert player.choose(game, None) == move("a1-b1")
+
+
+def test_takes_a_repetition_draw_where_the_table_says_lost() -> None:
+    # guard against guard, red to move at this distance: the table says red loses, so the
+    # repetition is red's best move; without the table the position looks level
+    game = shuffled_once("g")
+    player = SearchPlayer(OLYMPIAD, 0, max_depth=3, default_seconds=None)
+    assert player.choose(game, None) == move("a1-a2")
+    plain = DEFAULT_CONFIG.without("endgame_tables")
+    for seed in range(4):
+        player = SearchPlayer(OLYMPIAD, seed, max_depth=3, default_seconds=None, config=plain)
         assert player.choose(game, None) == move("a1-b1")
 
 

@@ -61,6 +61,7 @@ def test_every_feature_has_a_switch() -> None:
         "threat_extension",
         "star2",
         "aspiration",
+        "endgame_tables",
     }
     assert all(getattr(DEFAULT_CONFIG, name) for name in FEATURES)
     assert not any(getattr(PLAIN_CONFIG, name) for name in FEATURES)
