@@ -2,7 +2,7 @@
 
 import click
 
-from banqi_engine.bench import bench_perft, bench_search
+from banqi_engine.bench import bench_perft, bench_search, engine_build
 from banqi_engine.errors import BanqiError
 from banqi_engine.perft import divide, perft
 from banqi_engine.position import parse_position
@@ -49,7 +49,8 @@ def bench() -> None:
     help="Minimum CPU time per position.",
 )
 def bench_perft_command(seconds: float) -> None:
-    """Leaves per CPU second of perft on fixed positions, one line each and a total."""
+    """Leaves per CPU second of perft on fixed positions, one line each and a total
+    (which also says whether the engine runs compiled or as pure Python)."""
     total_leaves = 0
     total_time = 0.0
     for row in bench_perft(seconds):
@@ -61,7 +62,7 @@ def bench_perft_command(seconds: float) -> None:
         )
     click.echo(
         f"total {total_leaves:,} leaves in {total_time:.2f} CPU seconds: "
-        f"{total_leaves / total_time:,.0f} leaves/s"
+        f"{total_leaves / total_time:,.0f} leaves/s ({engine_build()})"
     )
 
 
@@ -74,7 +75,8 @@ def bench_perft_command(seconds: float) -> None:
     help="Search time per position.",
 )
 def bench_search_command(seconds: float) -> None:
-    """Nodes per second and depth reached by the search on fixed positions."""
+    """Nodes per second and depth reached by the search on fixed positions, and a total
+    (which also says whether the engine runs compiled or as pure Python)."""
     total_nodes = 0
     total_time = 0.0
     for entry, result in bench_search(seconds):
@@ -86,5 +88,6 @@ def bench_search_command(seconds: float) -> None:
             f"{entry.position}"
         )
     click.echo(
-        f"total {total_nodes:,} nodes in {total_time:.2f}s: {total_nodes / total_time:,.0f} nodes/s"
+        f"total {total_nodes:,} nodes in {total_time:.2f}s: "
+        f"{total_nodes / total_time:,.0f} nodes/s ({engine_build()})"
     )

@@ -4,8 +4,10 @@ import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Final, NamedTuple
 
+from . import search
 from .perft import perft
 from .pieces import UNDECIDED
 from .position import parse_position
@@ -33,6 +35,17 @@ BENCH_POSITIONS: Final = (
 )
 """The positions of ``banqi bench perft`` (all) and ``banqi bench search`` (those
 whose colours are decided: the search needs a side to move)."""
+
+
+def engine_compiled() -> bool:
+    """Whether the engine's hot modules run compiled by mypyc (an install made with
+    ``BANQI_COMPILE=1``, see ``setup.py``) rather than as pure Python."""
+    return search.__file__.endswith(tuple(EXTENSION_SUFFIXES))
+
+
+def engine_build() -> str:
+    """``engine_compiled`` in words, for the benchmarks' total lines."""
+    return "compiled with mypyc" if engine_compiled() else "pure Python"
 
 
 @dataclass(frozen=True)

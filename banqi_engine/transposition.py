@@ -11,6 +11,7 @@ import random
 from typing import Final
 
 from .pieces import FULL_POOL, NUM_PIECES
+from .position import ZOBRIST_BITS
 
 MATE: Final = 100_000.0
 """A side to move with no legal action ``ply`` plies below the root scores
@@ -29,9 +30,11 @@ UPPER: Final = 2
 
 _rng = random.Random(0x5EA2C)
 POOL_KEYS: Final = tuple(
-    tuple(_rng.getrandbits(64) for _ in range(max(FULL_POOL) + 1)) for _ in range(NUM_PIECES)
+    tuple(_rng.getrandbits(ZOBRIST_BITS) for _ in range(max(FULL_POOL) + 1))
+    for _ in range(NUM_PIECES)
 )
-"""Key of each (piece code, face-down count) pair; a pool's key XORs one per code."""
+"""Key of each (piece code, face-down count) pair; a pool's key XORs one per code
+(``ZOBRIST_BITS`` wide, as the position's keys, so that table keys stay that wide)."""
 del _rng
 
 
