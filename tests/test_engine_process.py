@@ -5,6 +5,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,10 @@ import pytest
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
 from banqi_engine.moves import is_flip
-from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED
+from banqi_engine.pieces import COLOUR_NAMES, PIECE_LETTERS, UNDECIDED
 from banqi_engine.players import RandomPlayer
 from banqi_engine.rules import PRESETS
+from banqi_engine.squares import parse_square
 from protocol.messages import Command, Reply, parse_genmove_payload, parse_reply_line
 
 ENGINE = Path(sys.executable).parent / "banqi-engine"
@@ -178,3 +180,30 @@ def test_bad_option_is_a_usage_error() -> None:
     assert result.returncode == 2
     assert result.stdout == b""
     assert b"--level" in result.stderr
+
+
+def genmove_seconds(*args: str) -> float:
+    """Seconds the engine started with ``args`` takes for a genmove a few flips into a game
+    on a 60-second clock."""
+    engine = EngineProcess(*args)
+    engine.send(b"7 reset_board\n15 time_setting 60000\n14 ready\n")
+    assert [engine.read_line() for _ in range(3)] == [b"=7\n", b"=15\n", b"=14\n"]
+    for flip in ("a1 P", "d8 k", "b4 M", "c5 r"):
+        assert engine.ask(Command.flip(*parse_flip(flip))).ok
+    start = time.perf_counter()
+    reply = engine.ask(Command.genmove("red"))
+    seconds = time.perf_counter() - start
+    assert reply.ok and parse_genmove_payload(reply.payload).move is not None
+    assert engine.ask(Command.quit()).ok
+    engine.finish()
+    return seconds
+
+
+def parse_flip(text: str) -> tuple[int, int]:
+    square, letter = text.split()
+    return parse_square(square), PIECE_LETTERS.index(letter)
+
+
+def test_started_with_no_arguments_it_thinks_on_the_clock_as_the_full_engine() -> None:
+    # level 2 stops at 0.1 s a move; the full engine spends a share of a 60 s clock
+    assert genmove_seconds() > 0.3
