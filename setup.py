@@ -24,6 +24,7 @@ COMPILED_MODULES = (
     "transposition",
     "evaluation",
     "evaluation_tactics",
+    "search_flips",
     "search",
     "endgame_bits",
     "endgame_build",

@@ -8,7 +8,7 @@ Child values at chance nodes are clamped to ``CHANCE_BOUND``, the bound Star1 ne
 A flip costs ``1 + FLIP_REDUCTION`` plies of depth, and below the root only flips
 that interact with a face-up piece at once (a neighbour, or a cannon jump over one
 screen) are searched, plus one of the others standing for them all, ranked by a
-cheap expected gain and capped; where flips are not searched (near the horizon) the
+cheap expected gain and capped (``search_flips``); where flips are not searched (near the horizon) the
 side to move may stand pat on the static evaluation instead, as a flip is nearly
 always available.
 
@@ -24,7 +24,8 @@ repeating one since the last flip or capture (in the game or along the search pa
 scores as a draw, a little below 0 for the side the search plays for
 (``CONTEMPT``), so that a side that is ahead or level avoids it; the no-progress
 limit scores as a draw and the evaluation fades towards 0 as it approaches (see
-``evaluation``).
+``evaluation``). Where nothing is face down and at most ``MAX_PIECES`` pieces are left,
+positions whose endgame table is built score exactly (see ``endgame``).
 """
 
 import random
@@ -36,13 +37,14 @@ from .endgame import DRAW, LOSS, MAX_PIECES, WIN, EndgameTables
 from .errors import MoveError
 from .eval_params import DEFAULT_PARAMS, EvalParams
 from .evaluation import Evaluator, base_values
-from .movegen import generate_captures, generate_moves, jump_targets
+from .movegen import generate_captures, generate_moves
 from .moves import SQUARE_BITS, Move, flip_move, is_flip, move_from, move_to
 from .pieces import BLACK, EMPTY, NUM_KINDS, NUM_PIECES, RED, kind_of
 from .position import SIDE_KEYS, Position
-from .rules import RuleSet, step_capture_masks
+from .rules import RuleSet
 from .search_config import DEFAULT_CONFIG, SearchConfig
-from .squares import NEIGHBOUR_MASKS, NUM_SQUARES, Bitboard, Square
+from .search_flips import FlipChoice
+from .squares import Bitboard, Square
 from .time_manager import IterationControl, TimeBudget
 from .transposition import (
     EXACT,
@@ -91,9 +93,6 @@ EXTENSION_SPACING: Final = 3
 """The n-th extension on a path needs at least ``n * EXTENSION_SPACING`` plies before it."""
 STAR2_MIN_DEPTH: Final = 2
 """Chance nodes probe (Star2) only when their outcomes have this much depth."""
-THREAT_SHARE: Final = 0.5
-"""In a flip's expected gain, a piece attacked (not taken) counts this share of its value."""
-FLIP_TABLES_MAX: Final = 4096
 TABLE_WIN: Final = 800.0
 """Score of a won endgame-table position, less ``TABLE_PLY_COST`` per ply to the next
 capture (the faster conversion first); above any evaluation, below ``CHANCE_BOUND``."""
@@ -145,16 +144,14 @@ class Searcher:
         self.config = config
         self.evaluator = Evaluator(rules, params)
         self.values = base_values(rules, params)
-        self.steps = step_capture_masks(rules)
         self.kinds_by_value = sorted(range(NUM_KINDS), key=lambda k: -self.values[k])
-        self.jump = rules.cannon_capture == "jump"
         self.limit = rules.no_progress_limit
         self.use_tt = config.transposition
         self.want_threats = config.threat_extension or config.lmr or config.null_move
         self.flip_min_depth = config.flip_min_depth
         self.tables = EndgameTables(rules) if config.endgame_tables else None
         self.tt: dict[int, tuple[int, int, float, Move]] = {}
-        self.flip_tables: dict[int, list[float]] = {}
+        self.flips = FlipChoice(rules, self.values, config.max_flips)
         self.history = [0] * MOVE_CODES
         self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
         self.pos = Position.opening()
@@ -231,8 +228,7 @@ class Searcher:
         self.draw_scores = (-CONTEMPT, CONTEMPT) if pos.side == RED else (CONTEMPT, -CONTEMPT)
         if len(self.tt) > TT_MAX_ENTRIES:
             self.tt.clear()
-        if len(self.flip_tables) > FLIP_TABLES_MAX:
-            self.flip_tables.clear()
+        self.flips.trim()
         self.history = [h >> 2 for h in self.history]
         self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
 
@@ -326,7 +322,7 @@ class Searcher:
 
     def _flip_choices(self, rng: random.Random) -> tuple[list[Move], dict[Move, list[Move]]]:
         """Root flips: every interacting square, and one square standing for the rest."""
-        interacting, quiet = self._split_flips()
+        interacting, quiet = self.flips.split(self.pos)
         flips = [flip_move(square) for square in interacting]
         groups: dict[Move, list[Move]] = {}
         if quiet:
@@ -334,30 +330,6 @@ class Searcher:
             flips.append(representative)
             groups[representative] = [flip_move(square) for square in quiet]
         return flips, groups
-
-    def _split_flips(self) -> tuple[list[Square], list[Square]]:
-        """Face-down squares split into those interacting with a face-up piece and the rest."""
-        pos = self.pos
-        face_up = pos.colour_bb[RED] | pos.colour_bb[BLACK]
-        empty = pos.empty
-        hidden = pos.hidden
-        interacting: list[Square] = []
-        quiet: list[Square] = []
-        for square in range(NUM_SQUARES):
-            if not hidden >> square & 1:
-                continue
-            if NEIGHBOUR_MASKS[square] & face_up or (
-                self.jump and face_up and self._jump_contact(square, empty, face_up)
-            ):
-                interacting.append(square)
-            else:
-                quiet.append(square)
-        return interacting, quiet
-
-    @staticmethod
-    def _jump_contact(square: Square, empty: Bitboard, face_up: Bitboard) -> bool:
-        """Whether a face-up piece stands one screen away from ``square`` on a line."""
-        return bool(jump_targets(square, ~empty) & face_up)
 
     # -- interior --------------------------------------------------------------------
     # Per-node code: move and piece codes are read with raw ``>> 5``, ``& 31``, ``% 7``
@@ -724,71 +696,13 @@ class Searcher:
         if tt_move != NO_MOVE:
             ordered.insert(0, tt_move)
         if with_flips and self.pos.hidden:
-            interacting, others = self._split_flips()
+            interacting, others = self.flips.split(self.pos)
             if others:
                 interacting.append(others[0])
             if self.config.flip_ordering:
-                interacting = self._ranked_flips(interacting)
+                interacting = self.flips.ranked(self.pos, self.pool_key, interacting)
             ordered.extend(square * 33 for square in interacting if square * 33 != tt_move)
         return ordered
-
-    def _ranked_flips(self, squares: list[Square]) -> list[Square]:
-        """The ``max_flips`` squares of ``squares`` whose flips gain most at once, best first.
-
-        A flip's gain sums, over the face-up pieces next to it, the expected value of the
-        piece that shows up meeting it (see ``_flip_table``)."""
-        table = self._flip_table()
-        board = self.pos.board
-        pos = self.pos
-        face_up = pos.colour_bb[RED] | pos.colour_bb[BLACK]
-        ranked: list[tuple[float, Square]] = []
-        for square in squares:
-            gain = 0.0
-            near = NEIGHBOUR_MASKS[square] & face_up
-            while near:
-                low = near & -near
-                near ^= low
-                gain += table[board[low.bit_length() - 1]]
-            ranked.append((-gain, square))
-        ranked.sort()
-        return [square for _, square in ranked[: self.config.max_flips]]
-
-    def _flip_table(self) -> list[float]:
-        """For each piece code, the expected gain for the side to move of flipping a square
-        next to such a piece, over the pool (cached by pool and side).
-
-        The other side moves next: a piece that shows up next to one that takes it by a step
-        is lost (or takes), one that only attacks wins ``THREAT_SHARE`` of its target."""
-        pos = self.pos
-        side = pos.side
-        key = self.pool_key ^ side
-        table = self.flip_tables.get(key)
-        if table is not None:
-            return table
-        pool = pos.pool
-        total = sum(pool)
-        steps = self.steps
-        values = self.values
-        table = []
-        for piece in range(NUM_PIECES):
-            kind = piece % 7
-            own = piece // 7 == side
-            gain = 0.0
-            for shown in range(NUM_PIECES):
-                count = pool[shown]
-                if not count or (shown // 7 == side) == own:
-                    continue
-                other = shown % 7
-                # ``mover`` moves next: the other side's piece of the two
-                mover, target = (other, kind) if own else (kind, other)
-                loss = values[target] if own else values[other]
-                if steps[mover] >> target & 1:
-                    gain -= count * loss
-                elif steps[target] >> mover & 1:
-                    gain += count * THREAT_SHARE * (values[other] if own else values[kind])
-            table.append(gain / total if total else 0.0)
-        self.flip_tables[key] = table
-        return table
 
     def _quiesce(self, alpha: float, beta: float, ply: int) -> float:
         """Stand pat on the evaluation or resolve captures."""
