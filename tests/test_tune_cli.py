@@ -168,13 +168,17 @@ def wait_for(what: str, condition: Callable[[], object], timeout: float = 60.0) 
         time.sleep(0.02)
 
 
+ITERATIONS = 3
+"""Iterations of the killed run: it is killed after its first pair is saved."""
+
+
 def test_killed_with_sigkill_then_run_again_goes_on_from_the_saved_iteration(
     tmp_path: Path,
 ) -> None:
     params = tmp_path / "params.toml"
     params.write_text(PARAMS)
     out = tmp_path / "run"
-    args = [str(params), "--iterations", "2", *FAST, "--out", str(out)]
+    args = [str(params), "--iterations", str(ITERATIONS), *FAST, "--out", str(out)]
     with (tmp_path / "first.log").open("w") as log:
         first = subprocess.Popen([banqi(), "tune", *args], stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -183,16 +187,21 @@ def test_killed_with_sigkill_then_run_again_goes_on_from_the_saved_iteration(
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=10)
     saved = state_of(out)
-    assert [pair.iteration for pair in saved.pairs] == [1]
+    done = len(saved.pairs)
+    # the kill comes at most a poll after the first save; on a loaded machine one more
+    # pair may have been saved before it, never all of them
+    assert [pair.iteration for pair in saved.pairs] == list(range(1, done + 1))
+    assert 1 <= done < ITERATIONS
 
     second = tune(*args)
     assert second.exit_code == 0, second.output
-    assert "; resuming with 1 of 2 iterations done" in second.output
-    assert [int(line.group(1)) for line in ITERATION.finditer(second.output)] == [2]
+    assert f"; resuming with {done} of {ITERATIONS} iterations done" in second.output
+    played = [int(line.group(1)) for line in ITERATION.finditer(second.output)]
+    assert played == list(range(done + 1, ITERATIONS + 1))
     state = state_of(out)
-    assert state.pairs[:1] == saved.pairs
-    assert [pair.iteration for pair in state.pairs] == [1, 2]
-    assert state.theta == replayed_theta(params, out, 2)
+    assert state.pairs[:done] == saved.pairs
+    assert [pair.iteration for pair in state.pairs] == list(range(1, ITERATIONS + 1))
+    assert state.theta == replayed_theta(params, out, ITERATIONS)
     assert [p for p in out.iterdir() if p.suffix == ".tmp"] == []
 
 
