@@ -34,7 +34,7 @@ from .endgame_build import BuildTimeout, Material, Table, build_table, capture_c
 from .errors import BanqiError
 from .movegen import generate_moves
 from .moves import Move
-from .pieces import EMPTY, NUM_KINDS, NUM_PIECES, PIECE_LETTERS, UNDECIDED, Piece
+from .pieces import EMPTY, FULL_POOL, NUM_KINDS, NUM_PIECES, PIECE_LETTERS, UNDECIDED, Piece
 from .position import Position
 from .rules import RuleSet
 
@@ -86,6 +86,12 @@ def parse_material(text: str) -> Material:
             if not 0 <= kind < NUM_KINDS:
                 raise BanqiError(f"material {text!r}: {letter!r} is not a kind (KGMRNCP)")
             pieces.append(colour * NUM_KINDS + kind)
+    for piece in set(pieces):
+        if pieces.count(piece) > FULL_POOL[piece]:
+            raise BanqiError(
+                f"material {text!r}: {pieces.count(piece)} of {PIECE_LETTERS[piece]!r}, but a "
+                f"set has {FULL_POOL[piece]}"
+            )
     return tuple(sorted(pieces))
 
 

@@ -5,6 +5,7 @@ may move it within (``ge``/``le``). ``banqi-engine --param NAME=VALUE`` and
 ``banqi tune`` set them by name.
 """
 
+import math
 from collections.abc import Iterable
 from typing import Final
 
@@ -119,9 +120,12 @@ def params_with(assignments: Iterable[str], base: EvalParams = DEFAULT_PARAMS) -
         if name not in EvalParams.model_fields:
             raise ParamsError(f"unknown parameter {name!r}; allowed: {', '.join(param_names())}")
         try:
-            values[name] = float(text)
+            value = float(text)
         except ValueError:
             raise ParamsError(f"parameter {name}: {text.strip()!r} is not a number") from None
+        if not math.isfinite(value):
+            raise ParamsError(f"parameter {name}: {text.strip()!r} is not a finite number")
+        values[name] = value
     try:
         return base.model_validate({**base.model_dump(), **values})
     except ValidationError as error:

@@ -8,9 +8,9 @@ Child values at chance nodes are clamped to ``CHANCE_BOUND``, the bound Star1 ne
 A flip costs ``1 + FLIP_REDUCTION`` plies of depth, and below the root only flips
 that interact with a face-up piece at once (a neighbour, or a cannon jump over one
 screen) are searched, plus one of the others standing for them all, ranked by a
-cheap expected gain and capped (``search_flips``); where flips are not searched (near the horizon) the
-side to move may stand pat on the static evaluation instead, as a flip is nearly
-always available.
+cheap expected gain and capped (``search_flips``); where flips are not searched
+(near the horizon) the side to move may stand pat on the static evaluation instead,
+as a flip is nearly always available.
 
 Positions are kept in a transposition table (see ``transposition``). Moves are
 ordered TT move, captures by MVV-LVA, killer moves, quiet moves by history, flips;

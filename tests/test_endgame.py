@@ -488,3 +488,9 @@ def test_bench_command() -> None:
     assert "CvNP" in lines[1]
     bad = CliRunner().invoke(bench_endgame_command, ["--material", "KPvGPP"])
     assert bad.exit_code == 1 and "5 pieces" in bad.output
+
+
+@pytest.mark.parametrize(("text", "problem"), [("KKvP", "2 of 'K'"), ("vPPPPPP", "6 of 'p'")])
+def test_a_material_no_set_has_is_refused(text: str, problem: str) -> None:
+    with pytest.raises(BanqiError, match=problem):
+        parse_material(text)

@@ -241,3 +241,9 @@ def test_the_model_refuses_out_of_bounds_values() -> None:
     with pytest.raises(ValidationError):
         EvalParams(trapped_weight=2.0)
     assert params_with(["flip_risk_weight=0.5"]).flip_risk_weight == 0.5
+
+
+@pytest.mark.parametrize("text", ["nan", "inf", "-inf"])
+def test_a_value_that_is_not_finite_is_named_as_such(text: str) -> None:
+    with pytest.raises(ParamsError, match=f"'{text}' is not a finite number"):
+        params_with([f"safe_factor={text}"])
