@@ -42,6 +42,9 @@ WIN: Final = 1
 DRAW: Final = 0
 LOSS: Final = -1
 MAX_PIECES: Final = 4
+MAX_ENTRIES: Final = 16 << 21
+"""Values the cache holds before it is emptied for a new material (about 16 tables of 4
+pieces, some 75 MB), so an engine playing game after game stays bounded."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +136,14 @@ class EndgameTables:
             needed = [material]
         else:
             return False
+        if any(target not in self._tables for target in needed) and self._entries() > MAX_ENTRIES:
+            self._tables.clear()
         deadline = time.perf_counter() + seconds
         return all(self.build(target, deadline - time.perf_counter()) for target in needed)
+
+    def _entries(self) -> int:
+        """Values held by the cached tables, all together."""
+        return sum(len(table.values) for table in self._tables.values())
 
     def build(self, material: Material, seconds: float = math.inf) -> bool:
         """Build ``material``'s table and those of the materials it captures into, within

@@ -494,3 +494,18 @@ def test_bench_command() -> None:
 def test_a_material_no_set_has_is_refused(text: str, problem: str) -> None:
     with pytest.raises(BanqiError, match=problem):
         parse_material(text)
+
+
+def test_a_full_cache_is_emptied_before_a_new_material_is_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tables = EndgameTables(PRESETS["olympiad"])
+    first = parse_position("---K/----/----/----/----/----/----/p--- r 00000000000000")
+    second = parse_position("---K/----/----/----/----/----/----/g--- r 00000000000000")
+    assert tables.prepare(first, 5.0)
+    monkeypatch.setattr("banqi_engine.endgame.MAX_ENTRIES", 1)
+    assert tables.prepare(first, 5.0), "what is built stays while nothing new is needed"
+    assert tables.probe(first) is not None
+    assert tables.prepare(second, 5.0)
+    assert tables.probe(second) is not None
+    assert tables.probe(first) is None, "the cache was emptied for the new material"
