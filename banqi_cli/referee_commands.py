@@ -21,7 +21,15 @@ from referee.sandbox import SandboxMode
 from referee.text_record import read_text_record
 from referee.timecontrol import TimeControl
 from tournaments.from_records import head_to_head_from_records
-from tournaments.match import open_match, run_match, start_match_folder
+from tournaments.match import open_match, run_match, score_tracker, start_match_folder
+from tournaments.match_score import (
+    DEFAULT_POINTS,
+    MatchScore,
+    Outcome,
+    PointsScheme,
+    ScoreTracker,
+    parse_points,
+)
 from tournaments.reports import format_head_to_head
 from tournaments.results import Standings
 from tournaments.runner import RunEvents, RunOptions
@@ -29,6 +37,7 @@ from tournaments.state import existing_records, locked_run
 
 from .options import (
     RUNS_FOLDER,
+    FiniteFloatRange,
     Playing,
     RulesType,
     UntoldRules,
@@ -108,6 +117,35 @@ def _summary(records: list[GameRecord], names: tuple[str, str]) -> list[str]:
     return lines
 
 
+class PointsType(click.ParamType):  # type: ignore[type-arg]
+    """``--points WIN,DRAW,LOSS``: three finite numbers, a win above a loss, a draw between."""
+
+    name = "WIN,DRAW,LOSS"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> PointsScheme:
+        if isinstance(value, PointsScheme):
+            return value
+        try:
+            return parse_points(str(value))
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
+def match_score(
+    first_to: float | None, points: PointsScheme | None, ctx: click.Context
+) -> MatchScore | None:
+    """The score the match is played to, if any; ``--points`` alone is a usage error."""
+    if first_to is None:
+        if points is not None:
+            raise click.UsageError("--points needs --first-to (the score to play to)", ctx)
+        return None
+    win, draw, loss = DEFAULT_POINTS
+    scheme = points if points is not None else PointsScheme(win=win, draw=draw, loss=loss)
+    return MatchScore(first_to=first_to, points=scheme)
+
+
 def default_match_folder(engines: tuple[EngineSpec, EngineSpec]) -> Path:
     """``banqi-runs/match-<A>-vs-<B>``: the same match, run again, resumes there."""
     words = "-vs-".join(re.sub(r"[^A-Za-z0-9._+-]+", "_", spec.name) for spec in engines)
@@ -124,6 +162,20 @@ def default_match_folder(engines: tuple[EngineSpec, EngineSpec]) -> Path:
     help="Games to play; pairs share a hidden layout with seats swapped.",
 )
 @field_option("--concurrency", model=MatchConfig, field="concurrency", help="Games played at once.")
+@click.option(
+    "--first-to",
+    type=FiniteFloatRange(min=0, min_open=True),
+    default=None,
+    metavar="POINTS",
+    help="Play pairs of games until an engine has POINTS points at the end of a pair "
+    "(or --games runs out); the summary says who won the match.",
+)
+@click.option(
+    "--points",
+    type=PointsType(),
+    default=None,
+    help="Points for a win, a draw and a loss with --first-to. Default: 3,1,0.",
+)
 @rules_option
 @time_control_options
 @run_options
@@ -141,6 +193,8 @@ def match_command(
     engine_b: str,
     games: int,
     concurrency: int,
+    first_to: float | None,
+    points: PointsScheme | None,
     rules: RuleSet,
     time_control: TimeControl,
     stall_timeout: float,
@@ -161,8 +215,10 @@ def match_command(
     "alpha=./my_engine --depth 6" or "banqi-engine --level 1". Each engine is
     started and handshaken once before the first game. Prints one line per
     finished game and a summary with the head-to-head Elo; exits 0 when every
-    game was played.
+    game was played. With --first-to the match ends at the end of the pair after which an
+    engine has that many points, and the summary says who won it.
     """
+    score = match_score(first_to, points, click.get_current_context())
     engines = engine_specs(engine_a, engine_b)
     key = referee_key(key_file)
     book = load_deal_book(deals)
@@ -187,18 +243,27 @@ def match_command(
     else:
         play = on_cluster(on, engines, time_control, stall_timeout)
     try:
-        state = open_match(config, seed_given=seed is not None, book=book)
+        state = open_match(config, seed_given=seed is not None, book=book, score=score)
         if on is None:
             check_before_games(engines, play.start_engine, time_control, stall_timeout)
         with locked_run(folder):
             start_match_folder(state)
-            finished = play_with_progress(state.config, key, play, seed, book)
+            tracker = None if score is None else score_tracker(state.config, score)
+            finished = play_with_progress(state.config, key, play, seed, book, tracker)
     except (InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
     for line in _summary(finished, (engines[0].name, engines[1].name)):
         click.echo(line)
     stats = head_to_head_from_records(finished, engines[0].name, engines[1].name)
     click.echo(f"  {format_head_to_head(stats)}")
+    if tracker is not None:
+        result = tracker.result()
+        click.echo(result.summary)
+        later = len(finished) - result.games
+        if result.outcome in (Outcome.WON, Outcome.DRAWN) and later > 0:
+            click.echo(
+                f"  {later} later game(s), started before the match was decided, not counted"
+            )
 
 
 def play_with_progress(
@@ -207,9 +272,10 @@ def play_with_progress(
     play: Playing,
     seed: int | None,
     book: LoadedBook | None = None,
+    tracker: ScoreTracker | None = None,
 ) -> list[GameRecord]:
-    """Play the match's missing games, a line per game; Ctrl-C exits 130 keeping finished
-    records."""
+    """Play the match's missing games (of a match to a score, until it is decided), a line
+    per game; Ctrl-C exits 130 keeping finished records."""
     ids = [setup.game_id for setup in match_setups(config)]
     at_once = play.at_once(config.concurrency)
     already = len(existing_records(config.out, ids))
@@ -220,6 +286,11 @@ def play_with_progress(
         f"{seed_words(seed)}, {at_once}, records in {config.out}"
         + (f"; resuming with {already} games done" if already else "")
     )
+    if tracker is not None:
+        click.echo(
+            f"{tracker.score.describe()}: no new pair starts once an engine has "
+            f"{tracker.score.first_to:g} points at the end of a pair"
+        )
     done = already
     untold = UntoldRules()
 
@@ -240,7 +311,7 @@ def play_with_progress(
         live_views=live_views_safe(config.sandbox, config.concurrency),
     )
     try:
-        return run_interruptible(run_match(config, options))
+        return run_interruptible(run_match(config, options, tracker))
     except KeyboardInterrupt:
         click.echo(
             f"interrupted: {done} of {config.games} games finished; records in "

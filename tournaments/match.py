@@ -3,11 +3,13 @@ runner (games at once, records saved as they come, withheld pairs, failures in a
 resumed by running the same command again.
 
 ``match.json`` in the run folder holds the config and seed the match started with, as
-``tournament.json`` does for a tournament, and the deal book it is dealt from, if any (its
-SHA-256: it is resumed with the same book only); the records in ``games/`` say which games
-exist.
+``tournament.json`` does for a tournament, the deal book it is dealt from, if any (its
+SHA-256: it is resumed with the same book only), and the score a match to a score is
+played to (:mod:`tournaments.match_score`); the records in ``games/`` say which games
+exist, and a match to a score writes how it ended in ``match-result.json``.
 """
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Final, Literal
 
@@ -21,9 +23,11 @@ from referee.storage import GAMES_DIR
 
 from .config import ConfigError
 from .differences import model_differences
+from .match_score import MatchScore, ScoreTracker, save_result
+from .results import Standings
 from .run_kinds import MATCH_FILE as MATCH_FILE
 from .run_kinds import RunFolderError, check_new_run_folder
-from .runner import RunOptions, RunSettings, run_scheduled
+from .runner import RunEvents, RunOptions, RunSettings, run_scheduled
 from .schedule import ScheduledGame
 from .state import existing_records
 
@@ -42,6 +46,8 @@ class MatchState(BaseModel):
     created_at: datetime
     config: MatchConfig
     deal_book: BookStamp | None = None
+    score: MatchScore | None = None
+    """The score the match is played to (``--first-to``); None: every game is played."""
 
 
 def match_games(config: MatchConfig) -> list[ScheduledGame]:
@@ -49,10 +55,15 @@ def match_games(config: MatchConfig) -> list[ScheduledGame]:
     return [ScheduledGame(setup, (0, 1), setup.deal) for setup in match_setups(config)]
 
 
-def open_match(config: MatchConfig, seed_given: bool, book: LoadedBook | None = None) -> MatchState:
+def open_match(
+    config: MatchConfig,
+    seed_given: bool,
+    book: LoadedBook | None = None,
+    score: MatchScore | None = None,
+) -> MatchState:
     """The match's state: the saved one, after checking the config (and the deal ``book``,
-    if any) is the same, or a new one (written by ``start_match_folder``, once the engines
-    have been checked).
+    if any, and the ``score`` it is played to, if any) is the same, or a new one (written by
+    ``start_match_folder``, once the engines have been checked).
 
     Without ``seed_given`` a resumed match keeps its saved seed. Refuses a folder that
     holds another kind of run or records without a match, a folder under a file, and a
@@ -67,6 +78,7 @@ def open_match(config: MatchConfig, seed_given: bool, book: LoadedBook | None = 
             raise RunFolderError(f"{path} is damaged or not a match's state: {error}") from None
         wanted = config if seed_given else config.model_copy(update={"seed": state.config.seed})
         differences = model_differences(state.config, wanted, RESUMABLE_FIELDS)
+        differences += score_differences(state.score, score)
         if differences:
             raise ConfigError(
                 f"{out} holds a match with different settings; resume it with the same "
@@ -77,7 +89,22 @@ def open_match(config: MatchConfig, seed_given: bool, book: LoadedBook | None = 
         return state.model_copy(update={"config": wanted})
     check_new_run_folder(out, MATCH_FILE)
     _check_room(config, book)
-    return MatchState(created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book))
+    return MatchState(
+        created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book), score=score
+    )
+
+
+def score_differences(saved: MatchScore | None, wanted: MatchScore | None) -> list[str]:
+    """How the score a match is resumed to differs from the saved one, in words."""
+    if saved == wanted:
+        return []
+    if saved is None or wanted is None:
+        words = [
+            "not given" if s is None else f"{s.first_to:g} ({s.points.describe()})"
+            for s in (saved, wanted)
+        ]
+        return [f"first-to: was {words[0]}, now {words[1]}"]
+    return model_differences(saved, wanted, frozenset())
 
 
 def _check_room(config: MatchConfig, book: LoadedBook | None) -> None:
@@ -87,18 +114,50 @@ def _check_room(config: MatchConfig, book: LoadedBook | None) -> None:
 
 
 def start_match_folder(state: MatchState) -> None:
-    """Write a new match's ``match.json`` (a resumed match's is left as it is)."""
+    """Write a new match's ``match.json`` (a resumed match's is left as it is); a match not
+    played to a score has no ``score`` in it."""
     path = state.config.out / MATCH_FILE
     if not path.exists():
         (state.config.out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
-        write_atomic(path, state.model_dump_json(indent=2) + "\n")
+        plain = {"score"} if state.score is None else None  # as before scores existed
+        write_atomic(path, state.model_dump_json(indent=2, exclude=plain) + "\n")
 
 
-async def run_match(config: MatchConfig, options: RunOptions) -> list[GameRecord]:
+def score_tracker(config: MatchConfig, score: MatchScore) -> ScoreTracker:
+    """A match to a score as the records in its folder have it."""
+    games = match_games(config)
+    names = (config.engines[0].name, config.engines[1].name)
+    tracker = ScoreTracker(score, games, names)
+    found = existing_records(config.out, [game.setup.game_id for game in games])
+    for record in sorted(found.values(), key=lambda r: tracker.index[r.game_id]):
+        tracker.add(record)
+    return tracker
+
+
+async def run_match(
+    config: MatchConfig, options: RunOptions, tracker: ScoreTracker | None = None
+) -> list[GameRecord]:
     """Play the match's games that have no record yet in its folder, ``config.concurrency``
-    at a time; return every record of the match, in game order."""
+    at a time; return every record of the match, in game order.
+
+    With a ``tracker`` (a match to a score), each record is counted as it comes, no new pair
+    starts once the match is decided, and ``match-result.json`` is written at the end."""
     games = match_games(config)
     names = [spec.name for spec in config.engines]
+    if tracker is not None:
+        told = options.events.game_done
+
+        def game_done(record: GameRecord, standings: Standings) -> None:
+            tracker.add(record)
+            told(record, standings)
+
+        options = replace(
+            options,
+            admit=tracker.admit,
+            events=RunEvents(game_done, options.events.engine_out),
+        )
     await run_scheduled(games, RunSettings(names, config.concurrency, MAX_FAILURES), options)
+    if tracker is not None:
+        save_result(config.out, tracker.result())
     found = existing_records(config.out, [game.setup.game_id for game in games])
     return [found[game.setup.game_id] for game in games if game.setup.game_id in found]

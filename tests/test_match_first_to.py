@@ -1,0 +1,268 @@
+"""``banqi match --first-to POINTS --points W,D,L``: a match played to a score, in pairs."""
+
+import contextlib
+import json
+import shlex
+from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
+from click.testing import CliRunner, Result
+from referee_fakes import Fake, write_fake
+
+from banqi_cli.main import cli
+from referee.record import GameRecord, read_record
+from referee.storage import GAMES_DIR, record_path
+from tournaments.match_score import (
+    RESULT_FILE,
+    MatchResult,
+    MatchScore,
+    Outcome,
+    ScoreTracker,
+    parse_points,
+)
+from tournaments.schedule import ScheduledGame
+
+RESIGNS = """
+def on_genmove(i, words):
+    reply(i, "a0 a0")
+"""
+
+
+def engines(tmp_path: Path, fakes: list[Fake]) -> list[str]:
+    """``loser`` resigns at once; ``winner`` plays legal moves: the winner takes every game."""
+    loser = write_fake(tmp_path, "loser", RESIGNS)
+    winner = write_fake(tmp_path, "winner", legal=True)
+    fakes += [loser, winner]
+    return [f"{fake.name}={shlex.join(fake.command)}" for fake in (winner, loser)]
+
+
+def drawers(tmp_path: Path, fakes: list[Fake]) -> tuple[list[str], Path]:
+    """Two legal players under rules where a quiet move draws: every game is drawn."""
+    made = [write_fake(tmp_path, name, legal=True) for name in ("alpha", "beta")]
+    fakes += made
+    rules = tmp_path / "quiet.toml"
+    rules.write_text('preset = "olympiad"\nno_progress_limit = 1\n')
+    return [f"{fake.name}={shlex.join(fake.command)}" for fake in made], rules
+
+
+def run(tmp_path: Path, *args: str) -> Result:
+    with contextlib.chdir(tmp_path):
+        return CliRunner().invoke(cli, ["match", *args])
+
+
+def saved_result(out: Path) -> MatchResult:
+    return MatchResult.model_validate_json((out / RESULT_FILE).read_text())
+
+
+def games_played(out: Path) -> list[str]:
+    return sorted(p.stem for p in (out / GAMES_DIR).glob("*.json"))
+
+
+def test_the_match_stops_at_the_end_of_the_pair_that_reaches_the_score(
+    tmp_path: Path, fakes: list[Fake]
+) -> None:
+    """3 a win, first to 5: the first win (3) does not stop it mid-pair; the pair's end (6)
+    does, and no game of the next pair is played."""
+    out = tmp_path / "run"
+    names = engines(tmp_path, fakes)
+    result = run(
+        tmp_path, *names, "--games", "10", "--first-to", "5", "--rules", "casual", "--out", "run"
+    )
+    assert result.exit_code == 0, result.output
+    assert games_played(out) == ["g0001", "g0002"]
+    assert [read_record(record_path(out, g)).winner for g in ("g0001", "g0002")] == [0, 0]
+    summary = "match to 5 points (win 3, draw 1, loss 0): winner wins 6-0 after 2 games"
+    assert result.output.splitlines()[-1] == summary
+    saved = saved_result(out)
+    assert saved.outcome is Outcome.WON and saved.winner == "winner"
+    assert saved.points == (6, 0) and saved.games == 2 and saved.max_games == 10
+    assert saved.summary == summary
+    state = json.loads((out / "match.json").read_text())
+    assert state["score"]["first_to"] == 5
+    assert state["score"]["points"] == {"win": 3, "draw": 1, "loss": 0}
+
+    # Resumed, the decided match plays nothing more and says the same.
+    again = run(
+        tmp_path, *names, "--games", "10", "--first-to", "5", "--rules", "casual", "--out", "run"
+    )
+    assert again.exit_code == 0, again.output
+    assert games_played(out) == ["g0001", "g0002"]
+    assert again.output.splitlines()[-1] == summary
+
+    # Other score settings, or none, are refused, naming the difference.
+    other = run(
+        tmp_path, *names, "--games", "10", "--first-to", "7", "--rules", "casual", "--out", "run"
+    )
+    assert other.exit_code == 1
+    assert "holds a match with different settings" in other.output
+    assert "first_to: was 5.0, now 7.0" in other.output
+    scheme = run(
+        tmp_path,
+        *names,
+        *("--games", "10", "--first-to", "5", "--points", "2,1,0"),
+        *("--rules", "casual", "--out", "run"),
+    )
+    assert scheme.exit_code == 1
+    assert "points.win: was 3.0, now 2.0" in scheme.output
+    plain = run(tmp_path, *names, "--games", "10", "--rules", "casual", "--out", "run")
+    assert plain.exit_code == 1
+    assert "first-to: was 5 (win 3, draw 1, loss 0), now not given" in plain.output
+    assert games_played(out) == ["g0001", "g0002"]
+
+
+def test_custom_points_and_a_resume_in_the_middle(tmp_path: Path, fakes: list[Fake]) -> None:
+    """2 a win, first to 5: 4 after a pair, 8 after two; a match cut short resumes and counts
+    its earlier games."""
+    out = tmp_path / "run"
+    names = engines(tmp_path, fakes)
+    args = [*names, "--first-to", "5", "--points", "2,1,0", "--rules", "casual", "--out", "run"]
+    # The first run has only two games: it ends without a verdict (4 < 5).
+    short = run(tmp_path, *args[:2], "--games", "2", "--out", "short", *args[2:-2])
+    assert short.exit_code == 0, short.output
+    assert short.output.splitlines()[-1] == (
+        "match to 5 points (win 2, draw 1, loss 0): no one reached 5 points in 2 games: "
+        "winner leads 4-0"
+    )
+    assert saved_result(tmp_path / "short").outcome is Outcome.UNDECIDED
+
+    first = run(tmp_path, *args, "--games", "10")
+    assert first.exit_code == 0, first.output
+    assert games_played(out) == ["g0001", "g0002", "g0003", "g0004"]
+    summary = "match to 5 points (win 2, draw 1, loss 0): winner wins 8-0 after 4 games"
+    assert first.output.splitlines()[-1] == summary
+    # Take the last pair away: the resumed match counts the first pair and plays the second.
+    for game_id in ("g0003", "g0004"):
+        record_path(out, game_id).unlink()
+    (out / RESULT_FILE).unlink()
+    again = run(tmp_path, *args, "--games", "10")
+    assert again.exit_code == 0, again.output
+    assert "resuming with 2 games done" in again.output
+    assert games_played(out) == ["g0001", "g0002", "g0003", "g0004"]
+    assert again.output.splitlines()[-1] == summary
+    assert saved_result(out).points == (8, 0)
+
+
+def test_equal_points_at_the_pair_that_reaches_the_score_draw_the_match(
+    tmp_path: Path, fakes: list[Fake]
+) -> None:
+    names, rules = drawers(tmp_path, fakes)
+    out = tmp_path / "run"
+    result = run(
+        tmp_path,
+        *names,
+        *("--games", "6", "--first-to", "4", "--points", "3,2,0"),
+        *("--rules", str(rules), "--out", "run", "--seed", "4"),
+    )
+    assert result.exit_code == 0, result.output
+    records = [read_record(record_path(out, g)) for g in games_played(out)]
+    assert [r.winner for r in records] == [None, None]
+    line = "match to 4 points (win 3, draw 2, loss 0): drawn 4-4 after 2 games"
+    assert result.output.splitlines()[-1] == line
+    saved = saved_result(out)
+    assert saved.outcome is Outcome.DRAWN and saved.winner is None
+
+
+def test_the_games_run_out_level(tmp_path: Path, fakes: list[Fake]) -> None:
+    names, rules = drawers(tmp_path, fakes)
+    result = run(
+        tmp_path,
+        *names,
+        *("--games", "2", "--first-to", "100", "--rules", str(rules), "--out", "run"),
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == (
+        "match to 100 points (win 3, draw 1, loss 0): no one reached 100 points in 2 games: "
+        "level 2-2"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--points", "3,1,0"), "--points needs --first-to"),
+        (("--first-to", "5", "--points", "3,1"), "not three numbers"),
+        (("--first-to", "5", "--points", "3,x,0"), "not three numbers"),
+        (("--first-to", "5", "--points", "inf,1,0"), "finite"),
+        (("--first-to", "5", "--points", "1,1,1"), "more than a loss"),
+        (("--first-to", "5", "--points", "3,4,0"), "between a loss and a win"),
+        (("--first-to", "5", "--points", "3,-1,0"), "between a loss and a win"),
+        (("--first-to", "0"), "--first-to"),
+        (("--first-to", "-2"), "--first-to"),
+        (("--first-to", "inf"), "not a finite number"),
+        (("--first-to", "nan"), "--first-to"),
+    ],
+)
+def test_bad_score_options_are_usage_errors(
+    tmp_path: Path, args: tuple[str, ...], words: str
+) -> None:
+    result = run(tmp_path, "engine-a", "engine-b", *args, "--out", "run")
+    assert result.exit_code == 2, result.output
+    assert words in result.output
+    assert not (tmp_path / "run").exists()
+
+
+def test_parse_points_takes_three_numbers() -> None:
+    scheme = parse_points(" 2.5, 1 ,-1")
+    assert (scheme.win, scheme.draw, scheme.loss) == (2.5, 1, -1)
+    assert scheme.describe() == "win 2.5, draw 1, loss -1"
+    with pytest.raises(ValueError, match="finite"):
+        parse_points("3,nan,0")
+
+
+def stub_games(count: int) -> list[ScheduledGame]:
+    return [
+        cast(ScheduledGame, SimpleNamespace(setup=SimpleNamespace(game_id=f"g{i + 1:04d}")))
+        for i in range(count)
+    ]
+
+
+def stub_record(index: int, winner: int | None, void: bool = False) -> GameRecord:
+    return cast(GameRecord, SimpleNamespace(game_id=f"g{index + 1:04d}", winner=winner, void=void))
+
+
+def test_the_tracker_counts_pairs_in_order_and_keeps_games_in_flight_out() -> None:
+    score = MatchScore(first_to=4, points=parse_points("3,1,0"))
+    tracker = ScoreTracker(score, stub_games(7), ("A", "B"))
+    games = stub_games(7)
+    assert all(tracker.admit(game) for game in games[:3])  # pairs 0 and 1 started
+    tracker.add(stub_record(1, 1))  # B wins: pair 0 not complete, nothing counted
+    tracker.add(stub_record(2, 0))  # a game of pair 1 finishes first
+    assert tracker.points == [0, 0] and not tracker.decided
+    tracker.add(stub_record(0, None, void=True))  # void: pair 0 is B 3, A 0
+    assert tracker.points == [0, 3] and not tracker.decided
+    tracker.add(stub_record(3, None))  # pair 1: A 3+1, B 3+1: both reach 4, equal: drawn
+    assert tracker.decided and tracker.result().outcome is Outcome.DRAWN
+    assert tracker.result().summary.endswith("drawn 4-4 after 4 games")
+    assert not tracker.admit(games[4])  # no new pair once decided
+    tracker.add(stub_record(4, 0))  # a game in flight is kept but not counted
+    assert tracker.points == [4, 4]
+
+
+def test_both_reaching_the_score_the_one_with_more_wins_and_an_odd_last_game_counts() -> None:
+    score = MatchScore(first_to=2, points=parse_points("2,1,0"))
+    tracker = ScoreTracker(score, stub_games(3), ("A", "B"))
+    tracker.add(stub_record(0, None))
+    tracker.add(stub_record(1, None))
+    assert tracker.points == [2, 2] and tracker.result().outcome is Outcome.DRAWN
+    tracker = ScoreTracker(MatchScore(first_to=3, points=score.points), stub_games(3), ("A", "B"))
+    for index, winner in enumerate([None, 0]):
+        tracker.add(stub_record(index, winner))
+    assert tracker.result().summary.endswith("A wins 3-1 after 2 games")
+    tracker = ScoreTracker(MatchScore(first_to=9, points=score.points), stub_games(3), ("A", "B"))
+    assert tracker.result().outcome is Outcome.IN_PROGRESS
+    for index, winner in enumerate([1, None, 1]):
+        tracker.add(stub_record(index, winner))
+    result = tracker.result()
+    assert result.outcome is Outcome.UNDECIDED and result.games == 3
+    assert result.summary.endswith("no one reached 9 points in 3 games: B leads 5-1")
+
+
+def test_a_plain_match_saves_no_score(tmp_path: Path, fakes: list[Fake]) -> None:
+    names = engines(tmp_path, fakes)
+    result = run(tmp_path, *names, "--games", "2", "--rules", "casual", "--out", "run")
+    assert result.exit_code == 0, result.output
+    assert "score" not in json.loads((tmp_path / "run" / "match.json").read_text())
+    assert not (tmp_path / "run" / RESULT_FILE).exists()
+    assert "match to" not in result.output
