@@ -60,8 +60,8 @@ from .options import (
 DEFAULT_ITERATIONS: Final = 1000
 DEFAULT_TIME: Final = {"time_": 10.0, "increment": 0.1}
 """The clock of a tuning run unless given: 10 s a side and 0.1 s a move, as fishtest's short
-tests, so that pairs are quick (the built-in engine at level 3 thinks a thirtieth of its
-clock a move)."""
+tests, so that pairs are quick (the built-in engine at level 3 spends its clock over the
+moves it expects to be left)."""
 THETA_SHOWN: Final = 3
 """Parameters whose theta a progress line shows: those that moved furthest."""
 BUILTIN: Final = "banqi-engine --level 3"

@@ -43,7 +43,7 @@ r_end = 0.5
 """Two parameters with a large learning rate, so that a decided pair moves theta."""
 FAST = ("--rules", "casual", "--move-time", "0.05", "--sandbox", "off", "--seed", "5")
 """Short games: the casual rules' 20-ply no-progress draw, level 3 at 0.05 s a move (it
-thinks a thirtieth of that)."""
+takes a few ms of that)."""
 
 
 def banqi() -> str:
