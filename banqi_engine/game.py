@@ -7,13 +7,14 @@ made with ``play_past_end`` (an engine's, whose driver decides when the game end
 still notes that end but goes on taking legal plies after it.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from .errors import MoveError
 from .movegen import generate_moves, has_legal_move
 from .moves import Move, is_flip, move_from, move_to
-from .notation import Ply, format_flip, format_move
+from .notation import Ply, format_flip, format_move, format_reveal
 from .pieces import (
     COLOUR_NAMES,
     EMPTY,
@@ -27,8 +28,8 @@ from .pieces import (
     opponent,
 )
 from .position import Position
-from .rules import RuleSet
-from .squares import square_name
+from .rules import RuleSet, takes_revealed
+from .squares import NEIGHBOURS, square_name
 
 
 class BoardEnd(StrEnum):
@@ -75,11 +76,26 @@ class Game:
         """Every legal action of the side to move (a flip as ``flip_move(square)``)."""
         return generate_moves(self.position, self.rules)
 
+    def piece_shown(self, move: Move, layout: Sequence[Piece]) -> Piece | None:
+        """The piece ``layout`` holds under the face-down square ``move`` turns up (a flip,
+        or a move onto a face-down piece), or None if ``move`` turns nothing up."""
+        square = self.position.reveal_square(move)
+        return None if square is None else layout[square]
+
     def check(self, move: Move, piece: Piece | None = None) -> None:
-        """Raise MoveError saying why ``move`` (with ``piece`` for a flip) cannot be played."""
+        """Raise MoveError saying why ``move`` (with ``piece`` for a flip or a move onto a
+        face-down piece) cannot be played."""
         pos = self.position
         if self.outcome is not None and not self.play_past_end:
             raise MoveError(f"the game is over ({self.outcome.description})")
+        if not is_flip(move) and pos.reveal_square(move) is not None:
+            self._check_reveal(move, piece)
+            return
+        if not is_flip(move) and piece is not None:
+            raise MoveError(
+                f"{format_reveal(move, piece)} moves onto a face-down piece, but "
+                f"{square_name(move_to(move))} is not face down"
+            )
         if is_flip(move):
             square = move_from(move)
             if piece is None:
@@ -95,6 +111,20 @@ class Game:
         if move not in generate_moves(pos, self.rules):
             raise MoveError(f"illegal move {format_move(move)}: {self._why_illegal(move)}")
 
+    def _check_reveal(self, move: Move, piece: Piece | None) -> None:
+        """``check`` for a step onto a face-down square."""
+        pos = self.position
+        if move not in generate_moves(pos, self.rules):
+            raise MoveError(f"illegal move {format_move(move)}: {self._why_illegal(move)}")
+        if piece is None:
+            raise MoveError(
+                f"move {format_move(move)} onto a face-down piece needs the piece it revealed"
+            )
+        if not pos.pool[piece]:
+            raise MoveError(
+                f"move {format_reveal(move, piece)}: no {PIECE_LETTERS[piece]!r} is left face down"
+            )
+
     def _why_illegal(self, move: Move) -> str:
         pos = self.position
         frm, to = move_from(move), move_to(move)
@@ -109,7 +139,17 @@ class Game:
             return f"the piece on {square_name(frm)} is not {COLOUR_NAMES[pos.side]}'s"
         target = pos.board[to]
         if target == HIDDEN:
-            return f"{square_name(to)} is face down and cannot be taken"
+            if not self.rules.move_onto_face_down:
+                return (
+                    f"{square_name(to)} is face down, and the rule set "
+                    f"{self.rules.name!r} does not allow moving onto a face-down piece"
+                )
+            if to not in NEIGHBOURS[frm]:
+                return f"{square_name(to)} is face down and not next to {square_name(frm)}"
+            return (
+                f"{PIECE_LETTERS[state]} captures only by jumping, so it may not move onto a "
+                "face-down piece (a flip turns it up)"
+            )
         if is_piece(target) and colour_of(target) == pos.side:
             return f"{square_name(to)} holds a piece of the mover's own colour"
         return f"{PIECE_LETTERS[state]} cannot go from {square_name(frm)} to {square_name(to)}"
@@ -123,6 +163,11 @@ class Game:
             if self.first_colour is None and pos.side == UNDECIDED:
                 self.first_colour = colour_of(piece)
             pos.make_flip(move_from(move), piece)
+            self._seen.clear()
+        elif pos.reveal_square(move) is not None:
+            assert piece is not None
+            mover = pos.board[move_from(move)]
+            pos.make_reveal(move, piece, takes_revealed(self.rules, mover, piece))
             self._seen.clear()
         else:
             captured = pos.board[move_to(move)] != EMPTY

@@ -1,10 +1,13 @@
 """Legal-move generation for every rule set, and the one-ply leaf count.
 
-Moves are ints: ``from << 5 | to``; a flip has from == to (``square * 33``).
-Generation works on the bitboards of a ``Position`` with the tables of
+Moves are ints: ``from << 5 | to``; a flip has from == to (``square * 33``), and a
+move onto a face-down piece (where the rule set allows it) is a step whose ``to`` is
+face down. Generation works on the bitboards of a ``Position`` with the tables of
 ``movegen_tables``. ``count_leaves`` is perft 1: it counts the moves without
 generating them, each flip once per piece type face down.
 """
+
+from collections.abc import Iterator
 
 from .movegen_tables import (
     RuleTables,
@@ -15,9 +18,9 @@ from .movegen_tables import (
     rule_tables,
 )
 from .moves import Move
-from .pieces import CANNON, UNDECIDED, Colour
+from .pieces import CANNON, HIDDEN, UNDECIDED, Colour, Piece
 from .position import Position
-from .rules import RuleSet
+from .rules import RuleSet, takes_revealed
 from .squares import NEIGHBOUR_MASKS, Bitboard, Square
 
 # Everything here runs for every node of perft and the search, so squares, pieces and
@@ -27,7 +30,8 @@ from .squares import NEIGHBOUR_MASKS, Bitboard, Square
 
 
 def generate_moves(pos: Position, rules: RuleSet) -> list[Move]:
-    """Every legal action of the side to move: captures, then moves, then flips."""
+    """Every legal action of the side to move: captures, then moves, then moves onto
+    face-down pieces, then flips."""
     return _generate(pos, rules, quiet_too=True)
 
 
@@ -87,11 +91,44 @@ def _generate(pos: Position, rules: RuleSet, quiet_too: bool) -> list[Move]:
     if not quiet_too:
         return captures
     hidden = pos.hidden
+    if hidden and side != UNDECIDED and rule_tables(rules).onto_hidden:
+        quiet += _reveal_moves(pos, side, rule_tables(rules).jump)
     while hidden:
         low = hidden & -hidden
         hidden ^= low
         quiet.append((low.bit_length() - 1) * 33)
     return captures + quiet
+
+
+def _reveal_moves(pos: Position, side: Colour, jump: bool) -> list[Move]:
+    """The moves of ``side``'s face-up pieces onto adjacent face-down pieces (none of a
+    cannon that captures only by jumping)."""
+    movers = pos.colour_bb[side]
+    if jump:
+        movers &= ~pos.bb[side * 7 + CANNON]
+    movers &= adjacent(pos.hidden)
+    hidden = pos.hidden
+    moves: list[Move] = []
+    while movers:
+        low = movers & -movers
+        movers ^= low
+        square = low.bit_length() - 1
+        targets = NEIGHBOUR_MASKS[square] & hidden
+        while targets:
+            bit = targets & -targets
+            targets ^= bit
+            moves.append(square << 5 | (bit.bit_length() - 1))
+    return moves
+
+
+def reveal_count(pos: Position, colour: Colour, tables: RuleTables) -> int:
+    """Number of moves onto face-down pieces ``colour`` has (0 unless the rules allow them)."""
+    if not tables.onto_hidden or not pos.hidden:
+        return 0
+    movers = pos.colour_bb[colour]
+    if tables.jump:
+        movers &= ~pos.bb[colour * 7 + CANNON]
+    return adjacent_pairs(movers, pos.hidden) if movers else 0
 
 
 def moves_of(pos: Position, colour: Colour, prey: list[Bitboard], tables: RuleTables) -> int:
@@ -129,13 +166,59 @@ def moves_of(pos: Position, colour: Colour, prey: list[Bitboard], tables: RuleTa
 
 
 def count_leaves(pos: Position, rules: RuleSet) -> int:
-    """perft(pos, 1) without generating: each flip counts once per piece type face down."""
-    total = pos.hidden.bit_count() * (14 - pos.pool.count(0))
+    """perft(pos, 1) without generating: each flip, and each move onto a face-down piece,
+    counts once per piece type face down."""
+    types = 14 - pos.pool.count(0)
+    total = pos.hidden.bit_count() * types
     side = pos.side
     if side == UNDECIDED:
         return total
     tables = rule_tables(rules)
+    total += reveal_count(pos, side, tables) * types
     return total + moves_of(pos, side, prey_masks(pos.bb, (side ^ 1) * 7, tables), tables)
+
+
+def make_ply(pos: Position, rules: RuleSet, move: Move, piece: Piece | None) -> None:
+    """Make a legal ply on ``pos``: a flip or a move onto a face-down piece with the
+    ``piece`` it showed, or a move or capture (``piece`` None)."""
+    frm = move >> 5
+    to = move & 31
+    if piece is None:
+        pos.make_move(move)
+    elif frm == to:
+        pos.make_flip(frm, piece)
+    else:
+        pos.make_reveal(move, piece, takes_revealed(rules, pos.board[frm], piece))
+
+
+def children(pos: Position, rules: RuleSet) -> Iterator[tuple[Move, Piece | None]]:
+    """Make each child of ``pos`` in turn (a flip, or a move onto a face-down piece, once
+    per piece type face down), yielding its move and revealed piece; each is unmade
+    before the next."""
+    # This runs for every child of every inner node of perft: the move's squares are read
+    # with raw ``>> 5`` and ``& 31``, as calls to the ``moves`` helpers cost measurably.
+    pool = pos.pool
+    board = pos.board
+    for move in generate_moves(pos, rules):
+        square = move >> 5
+        to = move & 31
+        if square == to:
+            for piece in range(14):
+                if pool[piece]:
+                    pos.make_flip(square, piece)
+                    yield move, piece
+                    pos.unmake()
+        elif board[to] == HIDDEN:
+            mover = board[square]
+            for piece in range(14):
+                if pool[piece]:
+                    pos.make_reveal(move, piece, takes_revealed(rules, mover, piece))
+                    yield move, piece
+                    pos.unmake()
+        else:
+            pos.make_move(move)
+            yield move, None
+            pos.unmake()
 
 
 def has_legal_move(pos: Position, rules: RuleSet) -> bool:

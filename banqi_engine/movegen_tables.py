@@ -46,6 +46,8 @@ class RuleTables(NamedTuple):
     """Cannons move by sliding."""
     cannon_and_below: tuple[Kind, ...]
     """The cannon and the kinds below it in capture order."""
+    onto_hidden: bool
+    """Pieces may move onto face-down pieces (all but a jumping cannon)."""
 
 
 _TABLES: dict[int, tuple[RuleSet, RuleTables]] = {}
@@ -67,6 +69,7 @@ def rule_tables(rules: RuleSet) -> RuleTables:
             rules.cannon_capture == "jump",
             rules.cannon_move == "slide",
             falling[falling.index(CANNON) :],
+            rules.move_onto_face_down,
         )
         entry = _TABLES[id(rules)] = (rules, tables)
     return entry[1]

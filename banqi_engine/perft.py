@@ -1,15 +1,14 @@
 """Perft: count the leaves of the game tree to check move generation.
 
-A flip expands into one child per distinct piece type still face down; draw rules
-are ignored. The last two plies are counted in bulk by ``count_two_ply_leaves``.
+A flip, and a move onto a face-down piece, expands into one child per distinct piece
+type still face down; draw rules are ignored. The last two plies are counted in bulk
+by ``count_two_ply_leaves``.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-from .movegen import count_leaves, generate_moves
-from .moves import Move, move_from
-from .notation import format_flip, format_move
-from .pieces import NUM_PIECES, Piece
+from .movegen import children, count_leaves
+from .notation import Ply
 from .position import Position
 from .rules import RuleSet
 from .two_ply_count import count_two_ply_leaves
@@ -40,29 +39,10 @@ def perft(pos: Position, rules: RuleSet, depth: int) -> int:
     )
 
 
-def _children(pos: Position, rules: RuleSet) -> Iterator[tuple[Move, Piece | None]]:
-    """Make each child of ``pos`` in turn (a flip once per piece type face down),
-    yielding its move and revealed piece; each is unmade before the next."""
-    # This runs for every child of every inner node: the move's squares are read with
-    # raw ``>> 5`` and ``& 31``, as calls to the ``moves`` helpers cost measurably here.
-    pool = pos.pool
-    for move in generate_moves(pos, rules):
-        square = move >> 5
-        if square == move & 31:
-            for piece in range(NUM_PIECES):
-                if pool[piece]:
-                    pos.make_flip(square, piece)
-                    yield move, piece
-                    pos.unmake()
-        else:
-            pos.make_move(move)
-            yield move, None
-            pos.unmake()
-
-
 def _sum_children(pos: Position, rules: RuleSet, count: Callable[[Position, bool], int]) -> int:
-    """Sum of ``count(child, whether the ply was a flip)`` over the children of ``pos``."""
-    return sum(count(pos, piece is not None) for _, piece in _children(pos, rules))
+    """Sum of ``count(child, whether the ply turned a piece up)`` over the children of
+    ``pos``."""
+    return sum(count(pos, piece is not None) for _, piece in children(pos, rules))
 
 
 def _below(
@@ -101,14 +81,12 @@ def _expand(
 def divide(pos: Position, rules: RuleSet, depth: int) -> list[tuple[str, int]]:
     """Leaf count under each first ply, as (move string, count) in generation order.
 
-    A flip's children appear one per piece type, written like ``b6(K)``.
+    A flip's children appear one per piece type, written like ``b6(K)``, and so do a
+    move onto a face-down piece's (``a2-a3(k)``).
     """
     if depth < 1:
         raise ValueError("divide needs a depth of at least 1")
     return [
-        (
-            format_move(move) if piece is None else format_flip(move_from(move), piece),
-            perft(pos, rules, depth - 1),
-        )
-        for move, piece in _children(pos, rules)
+        (str(Ply(move, piece)), perft(pos, rules, depth - 1))
+        for move, piece in children(pos, rules)
     ]

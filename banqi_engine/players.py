@@ -14,9 +14,9 @@ from .evaluation import base_values
 from .game import Game
 from .movegen import generate_captures, generate_moves, has_legal_move
 from .moves import Move, is_flip, move_from, move_to
-from .pieces import BLACK, RED, UNDECIDED, colour_of, is_piece, kind_of, opponent
+from .pieces import BLACK, HIDDEN, RED, UNDECIDED, colour_of, is_piece, kind_of, opponent
 from .position import Position
-from .rules import RuleSet, step_capture_masks
+from .rules import RuleSet, step_capture_masks, takes_revealed
 from .search_player import SearchPlayer
 from .squares import CROSS_MASKS, Square, square_distance
 
@@ -63,7 +63,8 @@ class GreedyPlayer:
     capture afterwards (a capture the mover could answer by retaking counts only
     the difference). A flip is scored by the expected opponent capture over the
     pieces that may appear, so a flip next to an enemy that could take what shows
-    up scores badly. On equal scores a capture beats a flip, which beats a quiet
+    up scores badly; a move onto a face-down piece by the value it captures on average.
+    On equal scores a capture beats a flip, which beats a quiet
     move; quiet moves prefer to approach an enemy piece they can take; the rest is
     a seeded random tie-break.
     """
@@ -94,6 +95,9 @@ class GreedyPlayer:
                     score = -self._expected_flip_threat(pos, rules, square)
                 else:
                     score = -standing_threat
+                key = (round(score, 6), 1, 0.0, self._rng.random())
+            elif pos.board[move_to(move)] == HIDDEN:
+                score = self._expected_reveal_gain(pos, rules, move) - standing_threat
                 key = (round(score, 6), 1, 0.0, self._rng.random())
             else:
                 key = self._score_step(pos, rules, move)
@@ -132,6 +136,16 @@ class GreedyPlayer:
         before = min(square_distance(frm, square) for square in targets)
         after = min(square_distance(to, square) for square in targets)
         return APPROACH_WEIGHT * (before - after)
+
+    def _expected_reveal_gain(self, pos: Position, rules: RuleSet, move: Move) -> float:
+        """The value a move onto a face-down piece captures, on average over the pool."""
+        mover = pos.board[move_from(move)]
+        gained = sum(
+            count * self._values[kind_of(piece)]
+            for piece, count in enumerate(pos.pool)
+            if count and takes_revealed(rules, mover, piece)
+        )
+        return gained / sum(pos.pool)
 
     def _expected_flip_threat(self, pos: Position, rules: RuleSet, square: Square) -> float:
         total = sum(pos.pool)

@@ -2,7 +2,8 @@
 
 The board is kept twice, as a list of square states (``board``) and as bitboards
 (one per piece code, one per colour, one for face-down squares, one for empty
-squares), updated together by ``make_move``/``make_flip`` and ``unmake``. A
+squares), updated together by ``make_move``/``make_flip``/``make_reveal`` and
+``unmake``. A
 62-bit Zobrist ``hash`` of the board and side to move is updated incrementally.
 """
 
@@ -53,6 +54,13 @@ ZOBRIST: Final = tuple(
 on each square."""
 SIDE_KEYS: Final = tuple(_rng.getrandbits(ZOBRIST_BITS) for _ in (RED, BLACK, UNDECIDED))
 del _rng
+
+REVEAL_STAYED: Final = EMPTY + 1
+"""In the undo history of a move onto a face-down piece after which the mover stayed: in
+the place of the captured square state."""
+REVEAL_TAKEN: Final = EMPTY + 2
+"""In the undo history of a move onto a face-down piece that captured it: this plus the
+captured piece, in the place of the captured square state."""
 
 SIDE_LETTERS: Final = "rb-"
 OPENING: Final = "XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX - 12222251222225 0 0"
@@ -140,6 +148,40 @@ class Position:
         self.no_progress = 0
         self.ply += 1
 
+    def make_reveal(self, move: Move, piece: Piece, takes: bool) -> None:
+        """Move onto the face-down square ``to`` of ``move``, which shows ``piece``: the
+        mover captures it and takes the square if ``takes``, else stays where it was and
+        the piece stays face up (caller checks legality and decides ``takes``)."""
+        frm = move >> 5
+        to = move & 31
+        board = self.board
+        mover = board[frm]
+        frm_bit = 1 << frm
+        to_bit = 1 << to
+        z = ZOBRIST
+        h = self.hash ^ z[to][HIDDEN]
+        self.hidden ^= to_bit
+        self.pool[piece] -= 1
+        if takes:
+            self._undo.append((move, REVEAL_TAKEN + piece, self.no_progress, self.hash, self.side))
+            self.bb[mover] ^= frm_bit | to_bit
+            self.colour_bb[mover // 7] ^= frm_bit | to_bit
+            self.empty |= frm_bit
+            board[to] = mover
+            board[frm] = EMPTY
+            h ^= z[frm][mover] ^ z[to][mover]
+        else:
+            self._undo.append((move, REVEAL_STAYED, self.no_progress, self.hash, self.side))
+            self.bb[piece] |= to_bit
+            self.colour_bb[piece // 7] |= to_bit
+            board[to] = piece
+            h ^= z[to][piece]
+        side = self.side
+        self.side = side ^ 1
+        self.hash = h ^ SIDE_KEYS[side] ^ SIDE_KEYS[side ^ 1]
+        self.no_progress = 0
+        self.ply += 1
+
     def make_move(self, move: Move) -> None:
         """Play a move or capture code (caller checks legality)."""
         frm = move >> 5
@@ -184,6 +226,8 @@ class Position:
             self.bb[piece] ^= bit
             self.colour_bb[piece // 7] ^= bit
             self.pool[piece] += 1
+        elif captured > EMPTY:
+            self._unmake_reveal(frm, to, captured)
         else:
             piece = board[to]
             frm_bit = 1 << frm
@@ -203,7 +247,34 @@ class Position:
         self.hash = old_hash
         self.ply -= 1
 
+    def _unmake_reveal(self, frm: Square, to: Square, undo_state: int) -> None:
+        """Take back a move onto a face-down piece (``undo_state``: REVEAL_STAYED if the
+        mover stayed, ``REVEAL_TAKEN + piece`` if it captured ``piece``)."""
+        board = self.board
+        frm_bit = 1 << frm
+        to_bit = 1 << to
+        if undo_state == REVEAL_STAYED:
+            piece = board[to]
+            self.bb[piece] ^= to_bit
+            self.colour_bb[piece // 7] ^= to_bit
+        else:
+            piece = undo_state - REVEAL_TAKEN
+            mover = board[to]
+            self.bb[mover] ^= frm_bit | to_bit
+            self.colour_bb[mover // 7] ^= frm_bit | to_bit
+            self.empty ^= frm_bit
+            board[frm] = mover
+        board[to] = HIDDEN
+        self.hidden |= to_bit
+        self.pool[piece] += 1
+
     # -- views ---------------------------------------------------------------------
+
+    def reveal_square(self, move: Move) -> Square | None:
+        """The face-down square ``move`` turns up (a flip's square, or the target of a
+        move onto a face-down piece), or None for a move or capture."""
+        to = move & 31
+        return to if self.board[to] == HIDDEN else None
 
     def key(self) -> bytes:
         """Exact identity for repetition: the 32 square states and the side to move."""

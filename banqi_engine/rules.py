@@ -1,9 +1,20 @@
-"""Rule sets as data: a validated model, the four presets, and loading from files.
+"""Rule sets as data: a validated model, the presets, and loading from files.
 
 A rule set says how pieces rank for captures, how the cannon captures and moves,
-and the two draw limits. Everything else (a piece captures an adjacent enemy of
-equal or lower order, the King never takes a Pawn, a Pawn may take the King,
-nothing takes a face-down piece) is common to all rule sets.
+whether a piece may move onto a face-down piece, and the two draw limits.
+Everything else (a piece captures an adjacent enemy of equal or lower order, the
+King never takes a Pawn, a Pawn may take the King, nothing takes a face-down piece
+by an ordinary capture) is common to all rule sets.
+
+Moving onto a face-down piece (``move_onto_face_down``, the Hong Kong forum rule):
+a face-up piece steps onto an orthogonally adjacent face-down piece, which is
+turned up. If it is an enemy the mover takes by a step (``takes_revealed``), it is
+captured and the mover takes its square; otherwise the mover stays and the revealed
+piece stays face up where it is. Either way the turn ends and, as after a flip, the
+no-progress count starts again. A piece that takes nothing by a step (a jumping
+cannon) may not do it: the move could only ever turn the piece up, which a flip of
+that square does. Colours are still decided by the first flip, as no piece is face up
+before it.
 """
 
 import json
@@ -15,7 +26,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import RulesError
-from .pieces import CANNON, KIND_LETTERS, KING, NUM_KINDS, PAWN
+from .pieces import CANNON, KIND_LETTERS, KING, NUM_KINDS, PAWN, Piece
 
 MAX_NO_PROGRESS_LIMIT: Final = 10_000
 """The longest no-progress limit a rule set may have, in plies."""
@@ -37,6 +48,11 @@ class RuleSet(BaseModel):
     )
     cannon_move: Literal["step", "slide"] = Field(
         default="step", description="'step': one square; 'slide': any number of empty squares."
+    )
+    move_onto_face_down: bool = Field(
+        default=False,
+        description="A face-up piece may step onto an adjacent face-down piece, turning it up "
+        "and taking it if it may (the Hong Kong forum rule).",
     )
     no_progress_limit: int = Field(
         default=180,
@@ -69,6 +85,13 @@ PRESETS: dict[str, RuleSet] = {
         name="taiwan-sliding-cannon", cannon_move="slide", no_progress_limit=80
     ),
     "casual": RuleSet(name="casual", no_progress_limit=20),
+    "hong-kong-forum": RuleSet(
+        name="hong-kong-forum",
+        capture_order="KRNCGMP",
+        cannon_capture="step",
+        move_onto_face_down=True,
+        no_progress_limit=100,
+    ),
 }
 DEFAULT_RULES = "olympiad"
 
@@ -88,6 +111,26 @@ def step_capture_masks(rules: RuleSet) -> tuple[int, ...]:
                 mask |= 1 << KING
         masks.append(mask)
     return tuple(masks)
+
+
+def takes_revealed(rules: RuleSet, mover: Piece, revealed: Piece) -> bool:
+    """Whether ``mover``, having moved onto a face-down square that showed ``revealed``,
+    captures it (an enemy it takes by a step) rather than staying where it was."""
+    return reveal_captures(rules)[mover][revealed]
+
+
+@cache
+def reveal_captures(rules: RuleSet) -> tuple[tuple[bool, ...], ...]:
+    """``takes_revealed`` as a table: by mover piece code, by revealed piece code."""
+    masks = step_capture_masks(rules)
+    return tuple(
+        tuple(
+            mover // NUM_KINDS != revealed // NUM_KINDS
+            and bool(masks[mover % NUM_KINDS] >> (revealed % NUM_KINDS) & 1)
+            for revealed in range(2 * NUM_KINDS)
+        )
+        for mover in range(2 * NUM_KINDS)
+    )
 
 
 def _describe(error: ValidationError, source: str) -> str:

@@ -1,8 +1,9 @@
 """Iterative-deepening alpha-beta search with chance nodes for flips.
 
 The tree alternates the side to move's choices with chance nodes: a flip's value
-is the expectation, weighted by the face-down pool, over the piece types it may
-reveal (expectimax), searched with Star1 windows so chance nodes still cut, after a
+(and, where the rules allow moving onto a face-down piece, such a move's) is the
+expectation, weighted by the face-down pool, over the piece types it may reveal
+(expectimax), searched with Star1 windows so chance nodes still cut, after a
 Star2 probing pass that bounds each outcome from above by one reply of the opponent.
 Child values at chance nodes are clamped to ``CHANCE_BOUND``, the bound Star1 needs.
 A flip costs ``1 + FLIP_REDUCTION`` plies of depth, and below the root only flips
@@ -13,7 +14,8 @@ cheap expected gain and capped (``search_flips``); where flips are not searched
 as a flip is nearly always available.
 
 Positions are kept in a transposition table (see ``transposition``). Moves are
-ordered TT move, captures by MVV-LVA, killer moves, quiet moves by history, flips;
+ordered TT move, captures by MVV-LVA, killer moves, quiet moves by history, moves onto
+face-down pieces, flips;
 moves after the first are searched with a null window (PVS), late quiet moves with
 less depth (LMR); a node whose side could pass and still be above beta is cut
 (null move, only while face-down pieces remain); a node where the side to move's
@@ -39,12 +41,12 @@ from .eval_params import DEFAULT_PARAMS, EvalParams
 from .evaluation import Evaluator, base_values
 from .movegen import generate_captures, generate_moves
 from .moves import SQUARE_BITS, Move, flip_move, is_flip, move_from, move_to
-from .pieces import BLACK, EMPTY, NUM_KINDS, NUM_PIECES, RED, kind_of
+from .pieces import BLACK, EMPTY, HIDDEN, NUM_KINDS, NUM_PIECES, RED, kind_of
 from .position import SIDE_KEYS, Position
-from .rules import RuleSet
+from .rules import RuleSet, reveal_captures
 from .search_config import DEFAULT_CONFIG, SearchConfig
 from .search_flips import FlipChoice
-from .squares import Bitboard, Square
+from .squares import Bitboard
 from .time_manager import IterationControl, TimeBudget
 from .transposition import (
     EXACT,
@@ -144,6 +146,7 @@ class Searcher:
         self.config = config
         self.evaluator = Evaluator(rules, params)
         self.values = base_values(rules, params)
+        self.takes = reveal_captures(rules)
         self.kinds_by_value = sorted(range(NUM_KINDS), key=lambda k: -self.values[k])
         self.limit = rules.no_progress_limit
         self.use_tt = config.transposition
@@ -306,18 +309,21 @@ class Searcher:
         return best_move, best, scores
 
     def _root_order(self, move: Move) -> float:
-        """Captures by MVV-LVA, then quiet moves, then flips."""
+        """Captures by MVV-LVA, then quiet moves, then moves onto face-down pieces, then
+        flips."""
         if is_flip(move):
             return 1.0
         board = self.pos.board
         attacker, victim = board[move_from(move)], board[move_to(move)]
+        if victim == HIDDEN:
+            return 0.5
         if victim == EMPTY:
             return 0.0
         return self.values[kind_of(attacker)] - self.values[kind_of(victim)] * MVV_WEIGHT
 
     def _root_child(self, move: Move, depth: int, alpha: float, beta: float) -> float:
-        if is_flip(move):
-            return self._chance(move_from(move), depth, alpha, beta, 0, 0)
+        if self.pos.board[move_to(move)] == HIDDEN:
+            return self._chance(move, depth, alpha, beta, 0, 0)
         return self._child_move(move, depth - 1, alpha, beta, 0, 0)
 
     def _flip_choices(self, rng: random.Random) -> tuple[list[Move], dict[Move, list[Move]]]:
@@ -368,11 +374,21 @@ class Searcher:
         pos.unmake()
         return score
 
+    def _make_outcome(self, move: Move, piece: int) -> None:
+        """Make the outcome of a flip, or of a move onto a face-down piece, that shows
+        ``piece``."""
+        frm = move >> 5
+        pos = self.pos
+        if frm == move & 31:
+            pos.make_flip(frm, piece)
+        else:
+            pos.make_reveal(move, piece, self.takes[pos.board[frm]][piece])
+
     def _chance(
-        self, square: Square, depth: int, alpha: float, beta: float, ply: int, ext: int
+        self, move: Move, depth: int, alpha: float, beta: float, ply: int, ext: int
     ) -> float:
-        """Expected value of flipping ``square`` for the side flipping (Star2 probes, then
-        Star1 bounds)."""
+        """Expected value of a flip, or of a move onto a face-down piece, for the side
+        making it (Star2 probes, then Star1 bounds)."""
         pos = self.pos
         pool = pos.pool
         total = pos.hidden.bit_count()
@@ -382,7 +398,7 @@ class Searcher:
         bound = CHANCE_BOUND
         uppers: list[float] | None = None
         if self.config.star2 and child_depth >= STAR2_MIN_DEPTH and alpha > -bound:
-            probed, uppers = self._star2_probe(square, child_depth, alpha, ply, ext)
+            probed, uppers = self._star2_probe(move, child_depth, alpha, ply, ext)
             self.rep = saved_rep
             self.pool_key = saved_key
             if probed <= alpha:
@@ -406,7 +422,7 @@ class Searcher:
             low = (alpha - acc - rest_up) / p
             high = (beta - acc + bound * rest) / p
             self.pool_key = saved_key ^ POOL_KEYS[piece][count] ^ POOL_KEYS[piece][count - 1]
-            pos.make_flip(square, piece)
+            self._make_outcome(move, piece)
             self.rep = {pos.hash}
             value = -self._search(child_depth, -high, -low, ply + 1, AFTER_CHANCE, ext)
             pos.unmake()
@@ -426,9 +442,10 @@ class Searcher:
         return acc if result is None else result
 
     def _star2_probe(
-        self, square: Square, child_depth: int, alpha: float, ply: int, ext: int
+        self, move: Move, child_depth: int, alpha: float, ply: int, ext: int
     ) -> tuple[float, list[float]]:
-        """Star2's probing pass over the outcomes of flipping ``square``: an upper bound on
+        """Star2's probing pass over the outcomes of ``move`` (a flip, or a move onto a
+        face-down piece): an upper bound on
         each (one reply of the opponent searched), and the expectation of the bounds
         (``CHANCE_BOUND`` for the outcomes not probed). Each outcome is probed against the
         average the outcomes left may reach for the whole to stay at most ``alpha``; the
@@ -453,7 +470,7 @@ class Searcher:
             if not -bound < target < bound:
                 return acc + bound * (rest + p), uppers
             self.pool_key = saved_key ^ POOL_KEYS[piece][count] ^ POOL_KEYS[piece][count - 1]
-            pos.make_flip(square, piece)
+            self._make_outcome(move, piece)
             self.rep = {pos.hash}
             upper = self._probe_outcome(child_depth, target, ply + 1, ext)
             pos.unmake()
@@ -486,9 +503,8 @@ class Searcher:
                 captures,
                 key=lambda m: values[board[m >> 5] % 7] - values[board[m & 31] % 7] * MVV_WEIGHT,
             )
-        frm = probe >> 5
-        if frm == probe & 31:
-            reply = self._chance(frm, depth, -low - NULL_WINDOW, -low, ply, ext)
+        if pos.board[probe & 31] == HIDDEN:
+            reply = self._chance(probe, depth, -low - NULL_WINDOW, -low, ply, ext)
         else:
             reply = self._child_move(probe, depth - 1, -low - NULL_WINDOW, -low, ply, ext)
         if reply <= -low - NULL_WINDOW:
@@ -586,13 +602,13 @@ class Searcher:
             index += 1
             frm = move >> 5
             to = move & 31
-            if frm == to:
+            if board[to] == HIDDEN:
                 if pvs and index:
-                    score = self._chance(frm, depth, alpha, alpha + NULL_WINDOW, ply, ext)
+                    score = self._chance(move, depth, alpha, alpha + NULL_WINDOW, ply, ext)
                     if alpha < score < beta:
-                        score = self._chance(frm, depth, alpha, beta, ply, ext)
+                        score = self._chance(move, depth, alpha, beta, ply, ext)
                 else:
-                    score = self._chance(frm, depth, alpha, beta, ply, ext)
+                    score = self._chance(move, depth, alpha, beta, ply, ext)
             else:
                 reduced = (
                     lmr
@@ -624,7 +640,7 @@ class Searcher:
                 if score > alpha:
                     alpha = score
                     if alpha >= beta:
-                        if frm != to and board[to] == EMPTY:
+                        if board[to] == EMPTY:
                             self._remember_cutoff(move, depth, ply)
                         break
         if self.use_tt:
@@ -667,7 +683,8 @@ class Searcher:
         self.history[move] += depth * depth
 
     def _ordered(self, moves: list[Move], tt_move: Move, ply: int, with_flips: bool) -> list[Move]:
-        """TT move, captures by MVV-LVA, killers, quiet moves by history, then flips."""
+        """TT move, captures by MVV-LVA, killers, quiet moves by history, then (where flips
+        are searched) moves onto face-down pieces and flips."""
         board = self.pos.board
         values = self.values
         history = self.history
@@ -675,6 +692,7 @@ class Searcher:
         mvv = MVV_WEIGHT
         captures: list[tuple[float, Move]] = []
         quiet: list[tuple[int, Move]] = []
+        reveals: list[Move] = []
         for move in moves:
             frm = move >> 5
             to = move & 31
@@ -683,7 +701,9 @@ class Searcher:
             if move == tt_move:
                 continue
             target = board[to]
-            if target != EMPTY:
+            if target == HIDDEN:
+                reveals.append(move)
+            elif target != EMPTY:
                 captures.append((values[board[frm] % 7] - values[target % 7] * mvv, move))
             elif move == killers[0] or move == killers[1]:
                 quiet.append((-(1 << 30), move))
@@ -696,6 +716,7 @@ class Searcher:
         if tt_move != NO_MOVE:
             ordered.insert(0, tt_move)
         if with_flips and self.pos.hidden:
+            ordered.extend(reveals)
             interacting, others = self.flips.split(self.pos)
             if others:
                 interacting.append(others[0])

@@ -12,7 +12,8 @@ from typing import Final
 from .errors import MoveError
 from .eval_params import DEFAULT_PARAMS, EvalParams
 from .game import Game
-from .moves import Move, move_from, move_to
+from .movegen import make_ply
+from .moves import Move, move_to
 from .pieces import EMPTY, UNDECIDED
 from .rules import MAX_NO_PROGRESS_LIMIT, RuleSet
 from .search import MAX_DEPTH, Searcher, SearchResult
@@ -46,14 +47,9 @@ def reversible_hashes(game: Game) -> set[int]:
     pos = game.start.copy()
     seen = {pos.hash}
     for ply in game.plies:
-        if ply.piece is not None:
-            pos.make_flip(move_from(ply.move), ply.piece)
+        if ply.piece is not None or pos.board[move_to(ply.move)] != EMPTY:
             seen = set()
-        else:
-            capture = pos.board[move_to(ply.move)] != EMPTY
-            pos.make_move(ply.move)
-            if capture:
-                seen = set()
+        make_ply(pos, game.rules, ply.move, ply.piece)
         seen.add(pos.hash)
     return seen
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from .eval_params import DEFAULT_PARAMS, EvalParams
 from .game import Game
 from .layout import random_layout
-from .moves import is_flip, move_from
 from .pieces import Colour, Piece, opponent
 from .players import Player, make_player
 from .rules import RuleSet
@@ -78,7 +77,7 @@ def play_game(
     turn = 0
     while game.outcome is None:
         move = players[turn].choose(game, seconds)
-        game.play(move, layout[move_from(move)] if is_flip(move) else None)
+        game.play(move, game.piece_shown(move, layout))
         turn ^= 1
     return game
 

@@ -1,4 +1,5 @@
-"""Perft 2 without making any move (``count_two_ply_leaves``), for every rule set.
+"""Perft 2 without making any move (``count_two_ply_leaves``), for every rule set
+without moves onto face-down pieces (with them, by making the children).
 
 Counting builds no children: the count is the opponent's move count on the current
 board, plus for each move the change that move makes to it (a flip changes one
@@ -8,7 +9,7 @@ through them), and flips are summed over all face-down squares at once.
 
 from typing import TypeAlias
 
-from .movegen import moves_of
+from .movegen import children, count_leaves, moves_of
 from .movegen_tables import (
     CANNON_LINES,
     RuleTables,
@@ -55,8 +56,12 @@ popcounts."""
 
 
 def count_two_ply_leaves(pos: Position, rules: RuleSet) -> int:
-    """perft(pos, 2) without making any move."""
-    return _two_plies(pos, rule_tables(rules))
+    """perft(pos, 2), without making any move where moves onto face-down pieces are not
+    allowed (with them, the children are made and their moves counted)."""
+    tables = rule_tables(rules)
+    if tables.onto_hidden and pos.hidden and pos.side != UNDECIDED:
+        return sum(count_leaves(pos, rules) for _ in children(pos, rules))
+    return _two_plies(pos, tables)
 
 
 def _two_plies(pos: Position, tables: RuleTables) -> int:

@@ -3,7 +3,8 @@
 Everything here is written straight from the rules text: the board is a list of
 32 letters (``a1`` is index 0, ``d8`` index 31), ``X`` face down, ``-`` empty,
 ``KGMRNCP`` red and ``kgmrncp`` black. A move is a pair ``(from, to)`` of square
-indices; a flip is ``(square, square)``. Nothing is imported from the engine.
+indices; a flip is ``(square, square)``; a move onto a face-down piece (where the rule
+set allows it) is a pair whose ``to`` is face down. Nothing is imported from the engine.
 """
 
 from dataclasses import dataclass
@@ -13,13 +14,18 @@ PIECE_ORDER = "KGMRNCPkgmrncp"
 
 FILES = "abcd"
 
-PLAIN_PRESETS: dict[str, tuple[str, str, str]] = {
-    "olympiad": ("KGMRNCP", "jump", "step"),
-    "hong-kong": ("KRNCGMP", "step", "step"),
-    "taiwan-sliding-cannon": ("KGMRNCP", "jump", "slide"),
-    "casual": ("KGMRNCP", "jump", "step"),
+PlainRules = tuple[str, str, str, bool]
+"""Capture order (high to low), cannon capture, cannon move, and whether a piece may
+move onto a face-down piece."""
+
+PLAIN_PRESETS: dict[str, PlainRules] = {
+    "olympiad": ("KGMRNCP", "jump", "step", False),
+    "hong-kong": ("KRNCGMP", "step", "step", False),
+    "taiwan-sliding-cannon": ("KGMRNCP", "jump", "slide", False),
+    "casual": ("KGMRNCP", "jump", "step", False),
+    "hong-kong-forum": ("KRNCGMP", "step", "step", True),
 }
-"""Capture order (high to low), cannon capture and cannon move of each rule set."""
+"""The rules of each preset."""
 
 DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 """(file step, rank step) of the four orthogonal directions."""
@@ -103,9 +109,17 @@ def can_take_by_step(attacker: str, target: str, order: str) -> bool:
 
 
 def legal_moves(
-    state: PlainState, order: str, cannon_capture: str, cannon_move: str
+    state: PlainState,
+    order: str,
+    cannon_capture: str,
+    cannon_move: str,
+    onto_face_down: bool = False,
 ) -> list[tuple[int, int]]:
-    """Every legal action of the side to move, as (from, to) pairs; flips are (sq, sq)."""
+    """Every legal action of the side to move, as (from, to) pairs; flips are (sq, sq).
+
+    With ``onto_face_down``, a face-up piece may also step onto a neighbouring
+    face-down piece, unless it is a cannon that captures only by jumping.
+    """
     board = state.board
     moves: list[tuple[int, int]] = []
     for square in range(32):
@@ -144,6 +158,10 @@ def legal_moves(
                 and colour_of(target) != state.side
                 and not (kind == "C" and cannon_capture == "jump")
                 and can_take_by_step(kind, target.upper(), order)
+            ) or (
+                target == "X"
+                and onto_face_down
+                and not (kind == "C" and cannon_capture == "jump")
             ):
                 moves.append((square, near))
             if kind == "C" and cannon_capture == "jump":
@@ -200,37 +218,70 @@ def after_flip(state: PlainState, square: int, letter: str) -> PlainState:
     return PlainState(tuple(board), other, tuple(pool))
 
 
+def after_reveal(
+    state: PlainState, move: tuple[int, int], letter: str, order: str
+) -> PlainState:
+    """The state after moving onto the face-down ``to`` of ``move`` and finding ``letter``.
+
+    An enemy the mover takes by a step is captured and the mover takes its square;
+    otherwise the mover stays and the letter stays face up on ``to``.
+    """
+    frm, to = move
+    mover = state.board[frm]
+    board = list(state.board)
+    if colour_of(letter) != colour_of(mover) and can_take_by_step(
+        mover.upper(), letter.upper(), order
+    ):
+        board[to] = mover
+        board[frm] = "-"
+    else:
+        board[to] = letter
+    pool = list(state.pool)
+    pool[PIECE_ORDER.index(letter)] -= 1
+    other = "b" if state.side == "r" else "r"
+    return PlainState(tuple(board), other, tuple(pool))
+
+
 def letters_face_down(state: PlainState) -> list[str]:
     """Each distinct piece letter that is still face down somewhere."""
     return [PIECE_ORDER[i] for i in range(14) if state.pool[i] > 0]
 
 
-def perft(state: PlainState, depth: int, order: str, cannon_capture: str, cannon_move: str) -> int:
+def perft(
+    state: PlainState,
+    depth: int,
+    order: str,
+    cannon_capture: str,
+    cannon_move: str,
+    onto_face_down: bool = False,
+) -> int:
     """Leaves of the game tree ``depth`` plies below ``state``.
 
-    A flip has one child per distinct piece letter face down; draw rules are ignored.
-    At depth 1 the children are counted from the move list instead of being built.
+    A flip, and a move onto a face-down piece, has one child per distinct piece letter
+    face down; draw rules are ignored. At depth 1 the children are counted from the
+    move list instead of being built.
     """
     if depth == 0:
         return 1
-    moves = legal_moves(state, order, cannon_capture, cannon_move)
+    rules = (order, cannon_capture, cannon_move, onto_face_down)
+    moves = legal_moves(state, *rules)
     hidden_letters = letters_face_down(state)
     if depth == 1:
-        flips = sum(1 for frm, to in moves if frm == to)
-        return len(moves) - flips + flips * len(hidden_letters)
+        reveals = sum(1 for frm, to in moves if state.board[to] == "X")
+        return len(moves) - reveals + reveals * len(hidden_letters)
     total = 0
     for frm, to in moves:
         if frm == to:
             for letter in hidden_letters:
-                child = after_flip(state, frm, letter)
-                total += perft(child, depth - 1, order, cannon_capture, cannon_move)
+                total += perft(after_flip(state, frm, letter), depth - 1, *rules)
+        elif state.board[to] == "X":
+            for letter in hidden_letters:
+                total += perft(after_reveal(state, (frm, to), letter, order), depth - 1, *rules)
         else:
-            child = after_move(state, (frm, to))
-            total += perft(child, depth - 1, order, cannon_capture, cannon_move)
+            total += perft(after_move(state, (frm, to)), depth - 1, *rules)
     return total
 
 
 def preset_perft(text: str, depth: int, rules: str = "olympiad") -> int:
     """``perft`` of a position string under a named rule set."""
-    order, cannon_capture, cannon_move = PLAIN_PRESETS[rules]
-    return perft(parse_state(text), depth, order, cannon_capture, cannon_move)
+    return perft(parse_state(text), depth, *PLAIN_PRESETS[rules])

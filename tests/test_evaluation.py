@@ -11,7 +11,6 @@ from banqi_engine.eval_params import DEFAULT_PARAMS, EvalParams, ParamsError, pa
 from banqi_engine.evaluation import Evaluator
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
-from banqi_engine.moves import is_flip, move_from
 from banqi_engine.pieces import (
     BLACK,
     CANNON,
@@ -180,7 +179,7 @@ def random_game_position(seed: int, rules: RuleSet, plies: int) -> Position:
         if game.outcome is not None:
             break
         chosen = rng.choice(game.legal_moves())
-        game.play(chosen, layout[move_from(chosen)] if is_flip(chosen) else None)
+        game.play(chosen, game.piece_shown(chosen, layout))
     return game.position
 
 

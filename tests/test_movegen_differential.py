@@ -128,19 +128,19 @@ def test_corpus_is_large_and_varied() -> None:
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_move_sets_and_leaf_counts_agree(preset: str) -> None:
     rules = PRESETS[preset]
-    order, cannon_capture, cannon_move = PLAIN_PRESETS[preset]
+    plain_rules = PLAIN_PRESETS[preset]
     for text in corpus(preset):
         pos = parse_position(text)
         state = parse_state(text)
         fast_list = fast_moves(pos, preset)
         fast = set(fast_list)
-        plain = set(legal_moves(state, order, cannon_capture, cannon_move))
+        plain = set(legal_moves(state, *plain_rules))
         if fast != plain:
             only_fast = sorted(move_name(m) for m in fast - plain)
             only_plain = sorted(move_name(m) for m in plain - fast)
             pytest.fail(f"{preset}: {text}\n  only fast: {only_fast}\n  only plain: {only_plain}")
         assert len(fast_list) == len(fast), f"{preset}: duplicate moves in {text}"
-        expected = perft(state, 1, order, cannon_capture, cannon_move)
+        expected = perft(state, 1, *plain_rules)
         assert count_leaves(pos, rules) == expected, f"{preset}: count_leaves of {text}"
 
 

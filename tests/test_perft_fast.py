@@ -38,8 +38,8 @@ from banqi_engine.two_ply_count import count_two_ply_leaves
 CANNON_OPTIONS = [(capture, move) for capture in ("jump", "step") for move in ("step", "slide")]
 
 
-def plain_of(rules: RuleSet) -> tuple[str, str, str]:
-    return rules.capture_order, rules.cannon_capture, rules.cannon_move
+def plain_of(rules: RuleSet) -> tuple[str, str, str, bool]:
+    return rules.capture_order, rules.cannon_capture, rules.cannon_move, rules.move_onto_face_down
 
 
 def check_two_plies(text: str, rules: RuleSet) -> None:

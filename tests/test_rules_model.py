@@ -19,15 +19,23 @@ from banqi_engine.rules import (
 )
 
 SPEC_TABLE = {
-    "olympiad": ("KGMRNCP", "jump", "step", 180),
-    "hong-kong": ("KRNCGMP", "step", "step", 80),
-    "taiwan-sliding-cannon": ("KGMRNCP", "jump", "slide", 80),
-    "casual": ("KGMRNCP", "jump", "step", 20),
+    "olympiad": ("KGMRNCP", "jump", "step", False, 180),
+    "hong-kong": ("KRNCGMP", "step", "step", False, 80),
+    "taiwan-sliding-cannon": ("KGMRNCP", "jump", "slide", False, 80),
+    "casual": ("KGMRNCP", "jump", "step", False, 20),
+    "hong-kong-forum": ("KRNCGMP", "step", "step", True, 100),
 }
+"""The spec's table, and the Hong Kong forum rules (moving onto face-down pieces)."""
 
 
-def fields(rules: RuleSet) -> tuple[str, str, str, int]:
-    return (rules.capture_order, rules.cannon_capture, rules.cannon_move, rules.no_progress_limit)
+def fields(rules: RuleSet) -> tuple[str, str, str, bool, int]:
+    return (
+        rules.capture_order,
+        rules.cannon_capture,
+        rules.cannon_move,
+        rules.move_onto_face_down,
+        rules.no_progress_limit,
+    )
 
 
 @pytest.mark.parametrize("name", SPEC_TABLE)
@@ -39,7 +47,7 @@ def test_presets_have_the_values_of_the_spec_table(name: str) -> None:
     assert resolve_rules(name) == rules
 
 
-def test_exactly_the_four_presets_and_olympiad_is_the_default() -> None:
+def test_exactly_the_presets_and_olympiad_is_the_default() -> None:
     assert set(PRESETS) == set(SPEC_TABLE)
     assert DEFAULT_RULES == "olympiad"
     assert fields(RuleSet()) == SPEC_TABLE["olympiad"]

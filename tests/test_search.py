@@ -8,7 +8,7 @@ import pytest
 from banqi_engine.evaluation import base_values
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
-from banqi_engine.moves import is_flip, move_from, step_move
+from banqi_engine.moves import is_flip, step_move
 from banqi_engine.players import make_player
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet
@@ -40,7 +40,7 @@ def random_position(rng: random.Random, rules: RuleSet, plies: int) -> Game:
         if game.outcome is not None:
             break
         chosen = rng.choice(game.legal_moves())
-        game.play(chosen, layout[move_from(chosen)] if is_flip(chosen) else None)
+        game.play(chosen, game.piece_shown(chosen, layout))
     return game
 
 

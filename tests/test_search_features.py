@@ -7,7 +7,7 @@ import pytest
 
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
-from banqi_engine.moves import is_flip, move_from, step_move
+from banqi_engine.moves import step_move
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS
 from banqi_engine.search import CHANCE_BOUND, Searcher
@@ -101,7 +101,7 @@ def test_legal_moves_in_random_positions(name: str) -> None:
             if game.outcome is not None:
                 break
             chosen = rng.choice(game.legal_moves())
-            game.play(chosen, layout[move_from(chosen)] if is_flip(chosen) else None)
+            game.play(chosen, game.piece_shown(chosen, layout))
         if game.outcome is not None:
             continue
         before = game.position.to_string()
@@ -141,7 +141,7 @@ def chance_value(
     searcher: Searcher, pos: Position, square: int, depth: int, alpha: float, beta: float
 ) -> float:
     searcher.search(pos, random.Random(0), max_depth=1)  # sets the searcher up on pos
-    return searcher._chance(square, depth, alpha, beta, 0, 0)
+    return searcher._chance(square * 33, depth, alpha, beta, 0, 0)
 
 
 @pytest.mark.parametrize("text", SMALL_HIDDEN)

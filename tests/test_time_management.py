@@ -12,7 +12,7 @@ import pytest
 
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
-from banqi_engine.moves import is_flip, move_from
+from banqi_engine.moves import is_flip
 from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED
 from banqi_engine.players import RandomPlayer, make_player
 from banqi_engine.position import Position, parse_position
@@ -134,7 +134,7 @@ def genmove_seconds(engine: DctpEngine, remaining_ms: int, layout: list[int]) ->
     assert reply is not None and reply.ok, reply
     move = parse_genmove_payload(reply.payload).move
     assert move is not None
-    engine.game.play(move, layout[move_from(move)] if is_flip(move) else None)
+    engine.game.play(move, engine.game.piece_shown(move, layout))
     return elapsed
 
 
