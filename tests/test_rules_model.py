@@ -70,7 +70,7 @@ def test_resolve_a_toml_file(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     rules = resolve_rules(str(path))
-    assert fields(rules) == ("KRNCGMP", "jump", "slide", 60)
+    assert fields(rules) == ("KRNCGMP", "jump", "slide", False, 60)
     assert (rules.name, rules.repetition_count) == ("house", 4)
     assert load_rules_file(path) == rules
 
@@ -79,7 +79,7 @@ def test_resolve_a_json_file(tmp_path: Path) -> None:
     path = tmp_path / "house.json"
     path.write_text(json.dumps({"cannon_capture": "step", "no_progress_limit": 50}))
     rules = resolve_rules(str(path))
-    assert fields(rules) == ("KGMRNCP", "step", "step", 50)
+    assert fields(rules) == ("KGMRNCP", "step", "step", False, 50)
     assert rules.repetition_count == 3
 
 
@@ -87,7 +87,7 @@ def test_preset_in_a_file_with_an_override(tmp_path: Path) -> None:
     path = tmp_path / "longer.toml"
     path.write_text('preset = "olympiad"\nno_progress_limit = 240\n', encoding="utf-8")
     rules = resolve_rules(str(path))
-    assert fields(rules) == ("KGMRNCP", "jump", "step", 240)
+    assert fields(rules) == ("KGMRNCP", "jump", "step", False, 240)
     assert rules.name != "olympiad"
 
     path = tmp_path / "hk-jumping.json"
