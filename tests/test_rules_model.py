@@ -93,7 +93,7 @@ def test_preset_in_a_file_with_an_override(tmp_path: Path) -> None:
     path = tmp_path / "hk-jumping.json"
     path.write_text(json.dumps({"preset": "hong-kong", "cannon_capture": "jump"}))
     rules = resolve_rules(str(path))
-    assert fields(rules) == ("KRNCGMP", "jump", "step", 80)
+    assert fields(rules) == ("KRNCGMP", "jump", "step", False, 80)
 
 
 def test_preset_without_overrides_keeps_every_value(tmp_path: Path) -> None:
