@@ -353,11 +353,16 @@ class Playing:
 
 
 def on_cluster(
-    cluster: Cluster, engines: Sequence[EngineSpec], time_control: TimeControl, timeout: float
+    cluster: Cluster,
+    engines: Sequence[EngineSpec],
+    time_control: TimeControl,
+    timeout: float,
+    rules: RuleSet,
 ) -> Playing:
-    """Games played on the cluster, each engine checked on every worker first; as many at
-    once as ``--concurrency`` if given, else the cluster's game slots."""
-    place = cluster.place(engines, time_control.time_ms, timeout, concurrency_given())
+    """Games played on the cluster, each engine checked on every worker first (with
+    ``rules``); as many at once as ``--concurrency`` if given, else the cluster's game
+    slots."""
+    place = cluster.place(engines, time_control.time_ms, timeout, rules, concurrency_given())
     return Playing(start_engine_process, place, cluster.status)
 
 
@@ -412,11 +417,14 @@ def check_before_games(
     start_engine: EngineFactory,
     time_control: TimeControl,
     timeout: float,
+    rules: RuleSet,
 ) -> None:
-    """Start and handshake each engine once; an engine that cannot play stops the run here
-    with one line naming it, its command and the cause (exit 1)."""
+    """Start and handshake each engine once; an engine that cannot play (or cannot play
+    ``rules``) stops the run here with one line naming it, its command and the cause
+    (exit 1)."""
     try:
-        run_interruptible(check_engines(engines, start_engine, time_control.time_ms, timeout))
+        checks = check_engines(engines, start_engine, time_control.time_ms, timeout, rules)
+        run_interruptible(checks)
     except EngineCheckError as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:

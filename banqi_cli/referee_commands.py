@@ -241,11 +241,11 @@ def match_command(
     if on is None:
         play = Playing(engine_factory(config.sandbox, key_file, folder, engines, deal_book=deals))
     else:
-        play = on_cluster(on, engines, time_control, stall_timeout)
+        play = on_cluster(on, engines, time_control, stall_timeout, rules)
     try:
         state = open_match(config, seed_given=seed is not None, book=book, score=score)
         if on is None:
-            check_before_games(engines, play.start_engine, time_control, stall_timeout)
+            check_before_games(engines, play.start_engine, time_control, stall_timeout, rules)
         with locked_run(folder):
             start_match_folder(state)
             tracker = None if score is None else score_tracker(state.config, score)

@@ -252,10 +252,10 @@ def sprt_command(
                     start_engine = engine_factory(
                         config.sandbox, key_file, folder, engines, deal_book=deals
                     )
-                    check_before_games(engines, start_engine, time_control, stall_timeout)
+                    check_before_games(engines, start_engine, time_control, stall_timeout, rules)
                     play = Playing(start_engine)
                 else:
-                    play = on_cluster(on, engines, time_control, stall_timeout)
+                    play = on_cluster(on, engines, time_control, stall_timeout, rules)
                 start_sprt_folder(settings)
                 status = play_with_progress(tracker, key, play, book)
             else:

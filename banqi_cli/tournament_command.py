@@ -186,9 +186,9 @@ def play_tournament(
     already = len(existing_records(out, [g.setup.game_id for g in games]))
     run = state.config
     if isinstance(where, Cluster):
-        play = on_cluster(where, run.engines, run.time_control, run.stall_timeout)
+        play = on_cluster(where, run.engines, run.time_control, run.stall_timeout, run.rules)
     else:
-        check_before_games(run.engines, where, run.time_control, run.stall_timeout)
+        check_before_games(run.engines, where, run.time_control, run.stall_timeout, run.rules)
         play = Playing(where)
     start_run_folder(out, state)
     if not quiet:

@@ -349,7 +349,9 @@ def tune_command(
             if len(state.pairs) < config.iterations:
                 start = engine_spec(config, "theta", state.theta)
                 start_engine = engine_factory(config.sandbox, key_file, folder, (start,))
-                check_before_games((start,), start_engine, time_control, stall_timeout)
+                check_before_games(
+                    (start,), start_engine, time_control, stall_timeout, config.rules
+                )
                 start_tune_folder(settings)
                 state = play_with_progress(config, state, key, start_engine)
             tuned = write_tuned(config, state)

@@ -141,8 +141,8 @@ class Game:
         if target == HIDDEN:
             if not self.rules.move_onto_face_down:
                 return (
-                    f"{square_name(to)} is face down, and the rule set "
-                    f"{self.rules.name!r} does not allow moving onto a face-down piece"
+                    f"{square_name(to)} is face down and cannot be taken (the rule set "
+                    f"{self.rules.name!r} does not allow moving onto a face-down piece)"
                 )
             if to not in NEIGHBOURS[frm]:
                 return f"{square_name(to)} is face down and not next to {square_name(frm)}"

@@ -3,9 +3,11 @@
 ``DctpEngine`` turns one command into one ``Reply``; ``run_engine`` is the loop
 over text streams (stdin/stdout of a process, or ``io.StringIO`` in tests).
 
-The game is tracked only through the ``move``/``flip`` echoes, never from the
-engine's own genmove answers. An echo that is illegal in the tracked position is
-refused with ``?10``/``?11`` and leaves the game unchanged.
+The game is tracked only through the ``move``/``flip``/``reveal_move`` echoes, never
+from the engine's own genmove answers. An echo that is illegal in the tracked position
+is refused with ``?10``/``?11``/``?20`` and leaves the game unchanged; so is a
+``reveal_move`` whose outcome (``went`` or ``stayed``) is not the one the engine's rule
+set gives.
 
 ``genmove <colour>`` is taken as the driver's word on whose turn it is: when the
 tracked position has another colour to move, the engine logs a warning, sets the
@@ -20,7 +22,8 @@ a draw they say has happened it goes on taking legal echoes and answering genmov
 only a side with no legal move at all gets ``?12``.
 
 ``rule_set`` (id 19, this project's extension) switches the whole rule set (move
-generation, search, draw limits) to the one the driver judges by.
+generation, search, draw limits) to the one the driver judges by; ``reveal_move`` (id
+20) is the echo of a move onto a face-down piece under a rule set that allows them.
 
 The 46-word ``init_board`` form has no side-to-move field: with face-up pieces the
 engine assumes red and corrects that from the colour of the piece moved by the
@@ -51,7 +54,7 @@ from banqi_engine.pieces import (
 )
 from banqi_engine.players import Player
 from banqi_engine.position import Position, check_consistency, parse_board_field, parse_position
-from banqi_engine.rules import RuleSet
+from banqi_engine.rules import RuleSet, takes_revealed
 from banqi_engine.squares import NUM_FILES, NUM_RANKS, NUM_SQUARES, parse_square
 from banqi_engine.time_manager import ClockPlayer, clock_budget
 
@@ -60,6 +63,7 @@ from .messages import (
     COLOUR_WORDS,
     COMMAND_NAMES,
     INIT_BOARD_COUNT_ORDER,
+    REVEAL_OUTCOMES,
     Command,
     CommandId,
     Reply,
@@ -165,6 +169,7 @@ class DctpEngine:
             CommandId.SHOWBOARD: self._showboard,
             CommandId.INIT_BOARD: self._init_board,
             CommandId.RULE_SET: self._rule_set,
+            CommandId.REVEAL_MOVE: self._reveal_move,
         }
 
     # -- entry points ----------------------------------------------------------------
@@ -271,6 +276,26 @@ class DctpEngine:
     def _flip(self, args: tuple[str, ...]) -> str:
         square = parse_square(args[0])
         self._play(flip_move(square), piece_from_letter(args[1]))
+        return ""
+
+    def _reveal_move(self, args: tuple[str, ...]) -> str:
+        frm, to = parse_square(args[0]), parse_square(args[1])
+        move, piece = step_move(frm, to), piece_from_letter(args[2])
+        try:
+            self.game.check(move, piece)
+        except BanqiError as error:
+            raise _Refusal(str(error)) from None
+        if self.game.position.reveal_square(move) is None:
+            raise _Refusal(f"reveal_move: {args[1]} is not face down")
+        mover = self.game.position.board[frm]
+        went = takes_revealed(self.rules, mover, piece)
+        if went != (args[3] == REVEAL_OUTCOMES[0]):
+            raise _Refusal(
+                f"reveal_move {' '.join(args)}: under the rule set {self.rules.name!r} the "
+                f"{PIECE_LETTERS[mover]} on {args[0]} {'takes' if went else 'does not take'} "
+                f"a revealed {args[2]}, so it {REVEAL_OUTCOMES[0 if went else 1]}"
+            )
+        self._play(move, piece)
         return ""
 
     def _play(self, move: Move, piece: Piece | None) -> None:

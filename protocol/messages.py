@@ -3,8 +3,8 @@
 A command line is ``<id> <name> [args...]``; engines dispatch on the id and ignore
 the name. A reply line is ``=<id>`` / ``=<id> <payload>`` on success and ``?<id>`` /
 ``?<id> <message>`` on failure. Moves are the move codes of ``banqi_engine.moves``.
-Ids 0 to 18 are the platform's; ``19 rule_set`` is this project's extension (see
-``Command.rule_set``).
+Ids 0 to 18 are the platform's; ``19 rule_set`` and ``20 reveal_move`` are this
+project's extension (see ``Command.rule_set`` and ``Command.reveal_move``).
 """
 
 import json
@@ -62,6 +62,7 @@ class CommandId(IntEnum):
     SHOWBOARD = 17
     INIT_BOARD = 18
     RULE_SET = 19
+    REVEAL_MOVE = 20
 
 
 COMMAND_NAMES: Final[Mapping[CommandId, str]] = MappingProxyType(
@@ -86,6 +87,10 @@ INIT_BOARD_COUNT_ORDER: Final = "KkGgMmRrNnCcPp"
 """Order of the 14 face-down counts in the 46-token form of ``init_board``."""
 INIT_BOARD_TOKENS: Final = NUM_SQUARES + NUM_PIECES
 """Words of the long form of ``init_board``: 32 square letters, then 14 counts."""
+
+REVEAL_OUTCOMES: Final = ("went", "stayed")
+"""The last word of ``reveal_move``: the mover took the revealed piece's square (capturing
+it), or stayed where it was."""
 
 RULE_SET_NAME_CHARS: Final = 64
 """Longest rule-set name a ``rule_set`` payload carries (a longer one is cut)."""
@@ -240,6 +245,22 @@ class Command:
         sent only to an engine whose ``list_commands`` lists it)."""
         return cls(CommandId.RULE_SET, (rule_set_payload(rules),))
 
+    @classmethod
+    def reveal_move(cls, frm: Square, to: Square, piece: Piece, went: bool) -> "Command":
+        """``20 reveal_move <from> <to> <piece letter> went|stayed``: a move onto the
+        face-down ``to`` was played; it showed ``piece``, and the mover captured it and went
+        to ``to``, or stayed on ``frm`` (this project's extension, sent only to an engine
+        that took a ``rule_set`` allowing such moves)."""
+        if frm == to:
+            raise ValueError("a move onto a face-down piece needs two different squares")
+        if not 0 <= piece < NUM_PIECES:
+            raise ValueError(f"piece code {piece} is not 0..13")
+        outcome = REVEAL_OUTCOMES[0] if went else REVEAL_OUTCOMES[1]
+        return cls(
+            CommandId.REVEAL_MOVE,
+            (square_name(frm), square_name(to), PIECE_LETTERS[piece], outcome),
+        )
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -257,8 +278,13 @@ class Reply:
 
 def rule_set_payload(rules: RuleSet) -> str:
     """The one-word payload of ``rule_set``: every field of ``rules`` as compact ASCII JSON,
-    the name cut to ``RULE_SET_NAME_CHARS`` and a space in it written ``\\u0020``."""
+    the name cut to ``RULE_SET_NAME_CHARS`` and a space in it written ``\\u0020``.
+
+    ``move_onto_face_down`` is sent only when it is on, so that an engine that knows the
+    six fields from before it existed still takes every rule set it can play."""
     fields = {**rules.model_dump(), "name": rules.name[:RULE_SET_NAME_CHARS]}
+    if not rules.move_onto_face_down:
+        del fields["move_onto_face_down"]
     return json.dumps(fields, separators=(",", ":")).replace(" ", "\\u0020")
 
 
@@ -346,6 +372,24 @@ def _init_board_args(args: list[str]) -> tuple[str, ...]:
     )
 
 
+def _reveal_move_args(args: list[str]) -> tuple[str, ...]:
+    name = COMMAND_NAMES[CommandId.REVEAL_MOVE]
+    _arity(
+        CommandId.REVEAL_MOVE, args, 4, f"<from> <to> <piece letter> {'|'.join(REVEAL_OUTCOMES)}"
+    )
+    frm, to = _square_arg(args[0], name), _square_arg(args[1], name)
+    if frm == to:
+        raise ValueError(f"{name}: from and to are the same square ({frm})")
+    try:
+        piece_from_letter(args[2])
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
+    outcome = args[3].lower()
+    if outcome not in REVEAL_OUTCOMES:
+        raise ValueError(f"{name}: expected {' or '.join(REVEAL_OUTCOMES)} last, got {args[3]!r}")
+    return (frm, to, args[2], outcome)
+
+
 def _check_args(command: CommandId, args: list[str]) -> tuple[str, ...]:
     """The arguments of ``command`` checked and normalised; ValueError says why not."""
     name = COMMAND_NAMES[command]
@@ -397,6 +441,8 @@ def _check_args(command: CommandId, args: list[str]) -> tuple[str, ...]:
             _arity(command, args, 1, "<json>")
             rule_set_from_payload(args[0])
             return tuple(args)
+        case CommandId.REVEAL_MOVE:
+            return _reveal_move_args(args)
         case _:
             _arity(command, args, 0, "")
             return ()

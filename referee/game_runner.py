@@ -2,11 +2,13 @@
 
 The referee speaks to each engine as the platform does: ``reset_board``,
 ``time_settings``, ``ready``; then ``genmove`` to the side to move (``unknown``
-until the first flip), and after every ply, to both engines, the echo (``move``
-or ``flip`` with the revealed piece) followed by ``time_left`` for the side that
-moved; at the end ``game_over`` and ``quit``. Before ``ready`` an engine is told a
-rule set other than the platform's (``rule_set`` if it lists that extension, else the
-draw-limit commands), and under a per-move limit the mover hears, in ``time_left``
+until the first flip), and after every ply, to both engines, the echo (``move``, ``flip``
+with the revealed piece, or ``reveal_move`` for a move onto a face-down piece) followed
+by ``time_left`` for the side that moved; at the end ``game_over`` and ``quit``. Before
+``ready`` an engine is told a rule set other than the platform's (``rule_set`` if it
+lists that extension, else the draw-limit commands; an engine that does not take a rule
+set it must be told, one with moves onto face-down pieces, loses by ``rules-refused``),
+and under a per-move limit the mover hears, in ``time_left``
 before each ``genmove``, the time it may use for that move. Every wait has a
 timeout, every engine fault ends the game with a reason code (a game in which both
 engines fail at once is void), and both engines are always stopped, also when the
@@ -25,10 +27,11 @@ from typing import Any, Final
 
 from banqi_engine.errors import MoveError
 from banqi_engine.game import Game
-from banqi_engine.moves import Move, is_flip, move_from, move_to
-from banqi_engine.notation import format_flip, format_move
+from banqi_engine.moves import Move
+from banqi_engine.notation import Ply
 from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED, Colour, Piece, colour_of, opponent
 from protocol.connection import EngineConnection
+from protocol.echo import echo_command
 from protocol.errors import (
     EngineError,
     ProtocolError,
@@ -44,7 +47,13 @@ from .game_setup import GameSetup
 from .live import end_live, live_view, write_live
 from .reasons import Reason
 from .record import GameEnd, GameRecord, PlayerInfo, PlyRecord, build_record, player_info
-from .rules_told import DRAW_LIMITS, differing_fields, draw_limit_commands
+from .rules_told import (
+    DRAW_LIMITS,
+    differing_fields,
+    draw_limit_commands,
+    must_be_told,
+    untold_words,
+)
 from .sandbox import Isolation
 from .timecontrol import Clock
 from .transcript import Transcript
@@ -170,6 +179,8 @@ class GameRunner:
         await self._ask(player, Command.time_settings(self.clock.controls[player].time_ms), stall)
         if differing_fields(self.setup.rules):
             info.rules_told = await self._tell_rules(player)
+            if not info.rules_told and must_be_told(self.setup.rules):
+                raise Fault(player, Reason.RULES_REFUSED, untold_words(self.setup.rules))
         await self._ask(player, Command.ready(), stall)
         info.engine_name = await self._ask_courtesy(player, Command.name())
         info.version = await self._ask_courtesy(player, Command.version())
@@ -224,10 +235,11 @@ class GameRunner:
         mover = first if len(self.plies) % 2 == 0 else 1 - first
         reply, elapsed = await self._genmove(mover)
         move = self._judge(mover, reply)
-        piece = self.layout[move_from(move)] if is_flip(move) else None
+        piece = self.game.piece_shown(move, self.layout)
+        echo = echo_command(self.game.position, self.game.rules, move, piece)
         self.game.play(move, piece)
         self._note_colours(mover, piece)
-        await self._echo(mover, move, piece, elapsed)
+        await self._echo(mover, str(Ply(move, piece)), echo, elapsed)
 
     async def _genmove(self, mover: int) -> tuple[Reply, float]:
         """The mover's genmove reply and its thinking time, charged to its clock.
@@ -325,7 +337,7 @@ class GameRunner:
             raise Fault(mover, Reason.RESIGN, "resigned (a0 a0)")
         move = answer.move
         try:
-            self.game.check(move, self.layout[move_from(move)] if is_flip(move) else None)
+            self.game.check(move, self.game.piece_shown(move, self.layout))
         except MoveError as error:
             raise Fault(mover, Reason.ILLEGAL_MOVE, f"{reply.payload.strip()}: {error}") from None
         return move
@@ -339,13 +351,9 @@ class GameRunner:
             self.seats[seat].colour = seat_colour
             self.seats[seat].info.colour = "red" if seat_colour == 0 else "black"
 
-    async def _echo(self, mover: int, move: Move, piece: Piece | None, elapsed: float) -> None:
-        """Record the ply, then tell both engines what was played and the mover's clock."""
-        square = move_from(move)
-        if piece is not None:
-            text, echo = format_flip(square, piece), Command.flip(square, piece)
-        else:
-            text, echo = format_move(move), Command.move(square, move_to(move))
+    async def _echo(self, mover: int, text: str, echo: Command, elapsed: float) -> None:
+        """Record the ply (``text``, its move string), then tell both engines what was
+        played (``echo``) and the mover's clock."""
         clocks = (self.clock.remaining_ms(0), self.clock.remaining_ms(1))
         self.plies.append(
             PlyRecord(player=mover, move=text, ms=round(elapsed * 1000), clocks_ms=clocks)

@@ -22,6 +22,7 @@ class Reason(StrEnum):
     CRASH = "crash"
     STALL = "stall"
     RESIGN = "resign"
+    RULES_REFUSED = "rules-refused"
     FORFEIT = "forfeit"
 
     @classmethod
@@ -121,6 +122,13 @@ _FACTS: dict[Reason, _Facts] = {
         "thinking)",
     ),
     Reason.RESIGN: _Facts(False, False, "resigned", "the loser resigned (genmove answered a0 a0)"),
+    Reason.RULES_REFUSED: _Facts(
+        False,
+        True,
+        "did not take the rules",
+        "the loser's engine did not take a rule set it cannot play untold (one with moves "
+        "onto face-down pieces): it does not list rule_set, refused it or left it unanswered",
+    ),
     Reason.FORFEIT: _Facts(
         False,
         False,

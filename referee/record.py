@@ -26,7 +26,7 @@ from pydantic import (
 from banqi_engine.errors import MoveError
 from banqi_engine.layout import format_layout
 from banqi_engine.moves import move_from
-from banqi_engine.notation import format_hidden_flip, parse_ply
+from banqi_engine.notation import format_hidden_flip, format_hidden_reveal, parse_ply
 from banqi_engine.rules import RuleSet
 
 from .atomic import write_atomic
@@ -190,6 +190,11 @@ class GameRecord(BaseModel):
                 raise ValueError(
                     f"ply {number} ({ply.move}): a withheld record writes a flip without "
                     f"its piece, like {format_hidden_flip(move_from(parsed.move))}"
+                )
+            if parsed.onto_face_down and parsed.piece is not None:
+                raise ValueError(
+                    f"ply {number} ({ply.move}): a withheld record writes a move onto a "
+                    f"face-down piece without the piece, like {format_hidden_reveal(parsed.move)}"
                 )
         return self
 

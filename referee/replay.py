@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from banqi_engine.errors import BanqiError
 from banqi_engine.game import Game, Outcome
 from banqi_engine.layout import parse_layout
-from banqi_engine.moves import move_from
-from banqi_engine.notation import format_flip, parse_ply
+from banqi_engine.notation import Ply, format_flip, parse_ply
 from banqi_engine.pieces import (
     COLOUR_NAMES,
     PIECE_LETTERS,
@@ -23,6 +22,7 @@ from banqi_engine.pieces import (
 )
 from banqi_engine.position import OPENING, Position, parse_position
 from banqi_engine.rules import RuleSet
+from banqi_engine.squares import Square
 
 from .deals import layout_from_secret
 from .reasons import Reason
@@ -79,24 +79,14 @@ def _replay(
             break
         try:
             ply = parse_ply(text)
-            if ply.is_flip:
-                square = move_from(ply.move)
-                piece = ply.piece
-                if layout is not None:
-                    if piece is not None and piece != layout[square]:
-                        raise BanqiError(
-                            f"flip shows {PIECE_LETTERS[piece]!r} but the layout has "
-                            f"{format_flip(square, layout[square])}"
-                        )
-                    piece = layout[square]
-                if piece is None:
-                    raise BanqiError("a flip in a record must show its piece, like b6(K)")
+            piece = ply.piece
+            square = game.position.reveal_square(ply.move)
+            if square is not None:
+                piece = _shown_piece(ply, square, layout)
                 if colours[mover] is None:
                     colours[mover] = colour_of(piece)
                     colours[1 - mover] = opponent(colour_of(piece))
-                game.play(ply.move, piece)
-            else:
-                game.play(ply.move)
+            game.play(ply.move, piece)
         except BanqiError as error:
             report.problems.append(f"ply {number} ({text}) is illegal: {error}")
             break
@@ -104,6 +94,23 @@ def _replay(
     report.outcome = game.outcome
     report.final_position = game.position.to_string()
     return game, report, colours
+
+
+def _shown_piece(ply: Ply, square: Square, layout: list[Piece] | None) -> Piece:
+    """The piece a flip, or a move onto a face-down piece, turns up on ``square``: the
+    layout's (which the record's, if it gives one, must match), else the record's."""
+    piece = ply.piece
+    if layout is not None:
+        if piece is not None and piece != layout[square]:
+            raise BanqiError(
+                f"the ply shows {PIECE_LETTERS[piece]!r} but the layout has "
+                f"{format_flip(square, layout[square])}"
+            )
+        piece = layout[square]
+    if piece is None:
+        example = "b6(K)" if ply.is_flip else "a2-a3(k)"
+        raise BanqiError(f"a ply that turns a piece up must show it in a record, like {example}")
+    return piece
 
 
 def _compare_ending(

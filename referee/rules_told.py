@@ -29,3 +29,20 @@ def draw_limit_commands(rules: RuleSet) -> list[Command]:
     if rules.no_progress_limit != OLYMPIAD.no_progress_limit:
         commands.append(Command.num_moves_to_draw(rules.no_progress_limit))
     return commands
+
+
+def must_be_told(rules: RuleSet) -> bool:
+    """Whether an engine cannot play ``rules`` without being told them: moves onto
+    face-down pieces are echoed with ``reveal_move``, which only an engine that took the
+    rule set knows. (An engine not told other rules still follows every echo.)"""
+    return rules.move_onto_face_down
+
+
+def untold_words(rules: RuleSet) -> str:
+    """Why an engine that did not take ``rules`` (which ``must_be_told``) cannot play them."""
+    return (
+        f"it did not take the rule set {rules.name!r} (the rule_set command, id 19: not "
+        "listed, refused or unanswered), which allows moving onto face-down pieces; such "
+        "moves are echoed with reveal_move (id 20), which only an engine that took the rule "
+        "set knows"
+    )

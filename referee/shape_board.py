@@ -4,8 +4,11 @@ down, face up or empty.
 A withheld record hides what each flip revealed, so its plies can be checked only in
 shape: a flip turns a face-down square up; a move goes from a face-up square to a square
 that is not face down, one step, or along its rank or file as a cannon may under the
-rules (a capture over exactly one screen, a slide over empty squares). Whose piece moved,
-and whether its rank allowed a capture, cannot be told.
+rules (a capture over exactly one screen, a slide over empty squares); where the rules
+allow it, a move onto a face-down piece goes one step onto a face-down square. Whose
+piece moved, and whether its rank allowed a capture, cannot be told; nor whether a move
+onto a face-down piece took it, so the square it left is face up or empty (``UNSURE``)
+until a later ply tells.
 """
 
 from typing import Final
@@ -14,11 +17,14 @@ from banqi_engine.errors import MoveError
 from banqi_engine.moves import move_from, move_to
 from banqi_engine.notation import Ply, format_move
 from banqi_engine.rules import RuleSet
-from banqi_engine.squares import NUM_SQUARES, RAYS, Square, square_name
+from banqi_engine.squares import NEIGHBOURS, NUM_SQUARES, RAYS, Square, square_name
 
 FACE_DOWN: Final = "X"
 FACE_UP: Final = "?"
 EMPTY: Final = "-"
+UNSURE: Final = "~"
+"""Face up or empty: the square a move onto a face-down piece left, whether it took the
+piece (and went) withheld."""
 
 
 class ShapeBoard:
@@ -36,11 +42,19 @@ class ShapeBoard:
                 raise MoveError(f"cannot flip {square_name(frm)}: it is not face down")
             self.squares[frm] = FACE_UP
             return
-        if self.squares[frm] != FACE_UP:
+        if self.squares[frm] not in (FACE_UP, UNSURE):
             state = "face down" if self.squares[frm] == FACE_DOWN else "empty"
             raise MoveError(f"{square_name(frm)} is {state}")
         if self.squares[to] == FACE_DOWN:
-            raise MoveError(f"{square_name(to)} is face down and cannot be taken")
+            if not self.rules.move_onto_face_down:
+                raise MoveError(f"{square_name(to)} is face down and cannot be taken")
+            if to not in NEIGHBOURS[frm]:
+                raise MoveError(
+                    f"{square_name(to)} is face down and not next to {square_name(frm)}"
+                )
+            self.squares[to] = FACE_UP
+            self.squares[frm] = UNSURE
+            return
         if not self._reachable(frm, to):
             raise MoveError(f"{format_move(ply.move)} is not {self._allowed()}")
         self.squares[to] = FACE_UP
@@ -53,10 +67,12 @@ class ShapeBoard:
                 between = ray[: ray.index(to)]
                 if not between:
                     return True
-                screens = sum(self.squares[square] != EMPTY for square in between)
-                if self.squares[to] == FACE_UP:
-                    return self.rules.cannon_capture == "jump" and screens == 1
-                return self.rules.cannon_move == "slide" and screens == 0
+                surely = sum(self.squares[square] not in (EMPTY, UNSURE) for square in between)
+                maybe = sum(self.squares[square] != EMPTY for square in between)
+                target = self.squares[to]
+                jump = self.rules.cannon_capture == "jump" and surely <= 1 <= maybe
+                slide = self.rules.cannon_move == "slide" and surely == 0
+                return (target != EMPTY and jump) or (target != FACE_UP and slide)
         return False
 
     def _allowed(self) -> str:

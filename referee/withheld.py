@@ -1,7 +1,9 @@
 """A record with its deal held back (``withhold``), and the same record completed (``complete``).
 
 While another game of its deal has not ended, a game's record must not show the layout:
-``withhold`` drops the deal secret and the layout, writes every flip as ``b6(?)``, and cuts
+``withhold`` drops the deal secret and the layout, writes every flip as ``b6(?)`` and every
+move onto a face-down piece as ``a2-a3(?)`` (whether it took the piece is withheld too, as
+it tells something of the piece), and cuts
 an illegal move's ``detail`` to the move (the referee's words on why it was illegal may
 name a face-up piece). ``complete`` puts everything back from the deal: the shuffle of its
 secret, or its deal book entry.
@@ -10,8 +12,13 @@ secret, or its deal book entry.
 from typing import Final
 
 from banqi_engine.layout import format_layout
-from banqi_engine.moves import move_from
-from banqi_engine.notation import format_flip, format_hidden_flip, parse_ply
+from banqi_engine.moves import move_from, move_to
+from banqi_engine.notation import (
+    Ply,
+    format_hidden_flip,
+    format_hidden_reveal,
+    parse_ply,
+)
 from banqi_engine.pieces import Piece
 
 from .deals import Deal, dealt
@@ -65,15 +72,19 @@ def _with_move(ply: PlyRecord, move: str) -> PlyRecord:
 
 
 def _hide(move: str) -> str:
-    """A flip as ``b6(?)``; a move as it is."""
+    """A flip as ``b6(?)``, a move onto a face-down piece as ``a2-a3(?)``; a move as it is."""
     ply = parse_ply(move)
-    return format_hidden_flip(move_from(ply.move)) if ply.is_flip else move
+    if ply.is_flip:
+        return format_hidden_flip(move_from(ply.move))
+    return format_hidden_reveal(ply.move) if ply.onto_face_down else move
 
 
 def _reveal(move: str, layout: list[Piece]) -> str:
-    """A flip with the piece the layout has under its square; a move as it is."""
+    """A flip, or a move onto a face-down piece, with the piece the layout has under its
+    square; a move as it is."""
     ply = parse_ply(move)
-    if not ply.is_flip:
-        return move
-    square = move_from(ply.move)
-    return format_flip(square, layout[square])
+    if ply.is_flip:
+        return str(Ply(ply.move, layout[move_from(ply.move)]))
+    if ply.onto_face_down:
+        return str(Ply(ply.move, layout[move_to(ply.move)]))
+    return move

@@ -56,7 +56,7 @@ def config(out: Path) -> MatchConfig:
 async def on_cluster(match: MatchConfig, saved: list[GameRecord]) -> list[GameRecord]:
     events = RunEvents(lambda record, standings: saved.append(record), lambda *_: None)
     cluster = Cluster("local:2", ENGINES)
-    place = cluster.place(match.engines, match.time_control.time_ms, 5.0, None)
+    place = cluster.place(match.engines, match.time_control.time_ms, 5.0, match.rules, None)
     options = RunOptions(key=KEY, out=match.out, events=events, play_on=place)
     return await run_match(match, options)
 
@@ -88,7 +88,7 @@ def test_an_engine_missing_on_the_workers_is_refused(tmp_path: Path) -> None:
 
     async def check() -> None:
         async with cluster_player("local:1", ENGINES) as player:
-            await player.check([level(0), missing], 1000, 5.0)
+            await player.check([level(0), missing], 1000, 5.0, PRESETS["olympiad"])
 
     with pytest.raises(EngineCheckError, match=r"on worker tcp://.*engine 'gone'.*No such file"):
         asyncio.run(check())

@@ -65,6 +65,14 @@ EVERY_COMMAND = [
         '19 rule_set {"name":"hong-kong","capture_order":"KRNCGMP","cannon_capture":"step",'
         '"cannon_move":"step","no_progress_limit":80,"repetition_count":3}',
     ),
+    (
+        Command.rule_set(PRESETS["hong-kong-forum"]),
+        '19 rule_set {"name":"hong-kong-forum","capture_order":"KRNCGMP",'
+        '"cannon_capture":"step","cannon_move":"step","move_onto_face_down":true,'
+        '"no_progress_limit":100,"repetition_count":3}',
+    ),
+    (Command.reveal_move(4, 8, 13, True), "20 reveal_move a2 a3 p went"),
+    (Command.reveal_move(4, 5, 1, False), "20 reveal_move a2 b2 G stayed"),
 ]
 
 
@@ -80,12 +88,13 @@ def test_command_line_round_trip(command: Command, line: str) -> None:
 
 
 def test_names_and_ids() -> None:
-    assert len(CommandId) == 20
+    assert len(CommandId) == 21
     assert COMMAND_NAMES[CommandId.TIME_SETTINGS] == "time_settings"
     assert command_id_for_name("time_settings") is CommandId.TIME_SETTINGS
     assert command_id_for_name("time_setting") is CommandId.TIME_SETTINGS
     assert command_id_for_name("init_board") is CommandId.INIT_BOARD
     assert command_id_for_name("rule_set") is CommandId.RULE_SET
+    assert command_id_for_name("reveal_move") is CommandId.REVEAL_MOVE
     assert command_id_for_name("genmov") is None
     for command, name in COMMAND_NAMES.items():
         assert command_id_for_name(name) is command
@@ -102,7 +111,12 @@ def test_parsing_dispatches_on_the_id_and_normalises() -> None:
 
 BAD_COMMANDS = [
     ("99 foo", 99, "unknown command id 99"),
-    ("20 init_board", 20, "unknown command id"),
+    ("21 init_board", 21, "unknown command id"),
+    ("20 reveal_move a2 a3 p", 20, "expected 4 arguments"),
+    ("20 reveal_move a2 a2 p went", 20, "same square"),
+    ("20 reveal_move a2 a3 X went", 20, "not a piece letter"),
+    ("20 reveal_move a2 a3 p took", 20, "expected went or stayed last, got 'took'"),
+    ("20 reveal_move a2 e3 p went", 20, "'e3' is not a square"),
     ("19 rule_set", 19, "expected 1 argument"),
     ("19 rule_set {} {}", 19, "expected 1 argument"),
     ("19 rule_set {", 19, "rule_set: payload: Invalid JSON"),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from banqi_engine.rules import RuleSet
 from referee.deals import Deal
 from referee.engine_check import EngineCheckError, check_engines
 from referee.engine_spec import EngineSpec
@@ -78,14 +79,16 @@ def play_on_worker(setup_json: str, deal: Deal, keep_traffic: bool, engines: Wor
 
 
 async def check_on_worker(
-    specs_json: list[str], engines: WorkerEngines, time_ms: int, timeout: float
+    specs_json: list[str], engines: WorkerEngines, time_ms: int, timeout: float, rules_json: str
 ) -> str | None:
-    """Run on every worker: each engine started and handshaken; the failure, or None."""
+    """Run on every worker: each engine started and handshaken (and told the rules it must
+    be told); the failure, or None."""
     keep_referee_private()
     specs = [EngineSpec.model_validate_json(text) for text in specs_json]
+    rules = RuleSet.model_validate_json(rules_json)
     try:
         factory, _ = process_engines(engines.sandbox, [Path(p) for p in engines.hidden])
-        await check_engines(specs, factory, time_ms, timeout)
+        await check_engines(specs, factory, time_ms, timeout, rules)
     except InputError as error:
         return str(error)
     return None
@@ -126,12 +129,17 @@ class ClusterPlayer:
         """A progress suffix: workers connected (when last asked) and games running."""
         return f"[cluster: {self.connected} workers, {self.running} games running]"
 
-    async def check(self, specs: Sequence[EngineSpec], time_ms: int, timeout: float) -> None:
-        """Each engine started and handshaken on every worker; ClusterError names the worker
-        and the engine that cannot."""
+    async def check(
+        self, specs: Sequence[EngineSpec], time_ms: int, timeout: float, rules: RuleSet
+    ) -> None:
+        """Each engine started and handshaken on every worker (with ``rules``); ClusterError
+        names the worker and the engine that cannot."""
         fields = set(EngineSpec.model_fields)  # a tournament's entries say more
         texts = [json.dumps(spec.model_dump(mode="json", include=fields)) for spec in specs]
-        results = await self.client.run(check_on_worker, texts, self.engines, time_ms, timeout)
+        rules_json = rules.model_dump_json()
+        results = await self.client.run(
+            check_on_worker, texts, self.engines, time_ms, timeout, rules_json
+        )
         if not results:
             raise ClusterError("the cluster has no workers")
         for address, failure in sorted(results.items()):
@@ -224,15 +232,21 @@ class Cluster:
         return "" if self.player is None else f" {self.player.status()}"
 
     def place(
-        self, specs: Sequence[EngineSpec], time_ms: int, timeout: float, concurrency: int | None
+        self,
+        specs: Sequence[EngineSpec],
+        time_ms: int,
+        timeout: float,
+        rules: RuleSet,
+        concurrency: int | None,
     ) -> PlayPlace:
         """Where a run plays (``RunOptions.play_on``): connected, every engine checked on
-        every worker, ``concurrency`` games at once (None: the cluster's game slots)."""
+        every worker (with ``rules``), ``concurrency`` games at once (None: the cluster's
+        game slots)."""
 
         @asynccontextmanager
         async def opened() -> AsyncIterator[tuple[GamePlayer, int]]:
             async with cluster_player(self.address, self.engines, self.security) as player:
-                await player.check(specs, time_ms, timeout)
+                await player.check(specs, time_ms, timeout, rules)
                 slots = concurrency or await player.slots()
                 if slots < 1:
                     raise ClusterError(
