@@ -79,6 +79,9 @@ def test_the_match_stops_at_the_end_of_the_pair_that_reaches_the_score(
     assert saved.outcome is Outcome.WON and saved.winner == "winner"
     assert saved.points == (6, 0) and saved.games == 2 and saved.max_games == 10
     assert saved.summary == summary
+    for report in ("report.txt", "report.md", "report.html"):
+        assert summary in (out / report).read_text(), report
+    assert json.loads((out / "report.json").read_text())["match"] == summary
     state = json.loads((out / "match.json").read_text())
     assert state["score"]["first_to"] == 5
     assert state["score"]["points"] == {"win": 3, "draw": 1, "loss": 0}
@@ -266,3 +269,5 @@ def test_a_plain_match_saves_no_score(tmp_path: Path, fakes: list[Fake]) -> None
     assert "score" not in json.loads((tmp_path / "run" / "match.json").read_text())
     assert not (tmp_path / "run" / RESULT_FILE).exists()
     assert "match to" not in result.output
+    assert "match" not in json.loads((tmp_path / "run" / "report.json").read_text())
+    assert "Match" not in (tmp_path / "run" / "report.txt").read_text()

@@ -24,6 +24,7 @@ from referee.storage import GAMES_DIR
 from .config import ConfigError
 from .differences import model_differences
 from .match_score import MatchScore, ScoreTracker, save_result
+from .reports import write_reports
 from .results import Standings
 from .run_kinds import MATCH_FILE as MATCH_FILE
 from .run_kinds import RunFolderError, check_new_run_folder
@@ -141,7 +142,8 @@ async def run_match(
     at a time; return every record of the match, in game order.
 
     With a ``tracker`` (a match to a score), each record is counted as it comes, no new pair
-    starts once the match is decided, and ``match-result.json`` is written at the end."""
+    starts once the match is decided, and ``match-result.json`` is written at the end, its
+    summary line in the reports too."""
     games = match_games(config)
     names = [spec.name for spec in config.engines]
     if tracker is not None:
@@ -156,8 +158,11 @@ async def run_match(
             admit=tracker.admit,
             events=RunEvents(game_done, options.events.engine_out),
         )
-    await run_scheduled(games, RunSettings(names, config.concurrency, MAX_FAILURES), options)
+    settings = RunSettings(names, config.concurrency, MAX_FAILURES)
+    standings = await run_scheduled(games, settings, options)
     if tracker is not None:
-        save_result(config.out, tracker.result())
+        result = tracker.result()
+        save_result(config.out, result)
+        write_reports(config.out, standings, match=result.summary)
     found = existing_records(config.out, [game.setup.game_id for game in games])
     return [found[game.setup.game_id] for game in games if game.setup.game_id in found]

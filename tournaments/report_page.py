@@ -44,9 +44,11 @@ TOP = 26
 """Room above the rows for the scale."""
 
 
-def report_page(standings: Standings, gauntlet_lines: Sequence[str] = ()) -> str:
+def report_page(
+    standings: Standings, gauntlet_lines: Sequence[str] = (), match: str | None = None
+) -> str:
     """The whole page: standings, rating chart, crosstable, head to head, and a gauntlet's
-    lines if any."""
+    lines or a match to a score's outcome, if any."""
     standings_table, *other_tables = report_tables(standings)
     games = sum(row.games for row in standings.rows) // 2
     parts = [
@@ -66,6 +68,8 @@ def report_page(standings: Standings, gauntlet_lines: Sequence[str] = ()) -> str
     if gauntlet_lines:
         items = "\n".join(f"<li>{escape(line)}</li>" for line in gauntlet_lines)
         parts += ["<h2>Gauntlet</h2>", f"<ul>\n{items}\n</ul>"]
+    if match is not None:
+        parts += ["<h2>Match</h2>", f"<p>{escape(match)}</p>"]
     parts += ["</body>", "</html>"]
     return "\n".join(parts) + "\n"
 

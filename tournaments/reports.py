@@ -2,12 +2,14 @@
 their files; a match's head-to-head line.
 
 A gauntlet's reports (``gauntlet`` names its gauntlet engines) end with the head-to-head
-line of each gauntlet engine against each opponent, from the gauntlet engine's side.
+line of each gauntlet engine against each opponent, from the gauntlet engine's side; a
+match to a score's (``match``, its summary line) with who won it.
 
 JSON
     ``standings.json`` is :func:`standings_json`, the list of table rows; ``report.json``
     is :func:`report_json`, the whole :class:`~tournaments.standings.Standings` (rows,
-    crosstable and pairs), and for a gauntlet its lines (``gauntlet``).
+    crosstable and pairs), for a gauntlet its lines (``gauntlet``), and for a match to a
+    score its summary line (``match``).
 """
 
 from collections.abc import Callable, Sequence
@@ -28,26 +30,34 @@ GAUNTLET_NOTE = (
     "with the Elo ± 95% margin and LOS, then its complete pairs by pair score (0, ½, 1, 1½, "
     "2 points) with theirs. Gauntlet engines do not play each other."
 )
+MATCH_TITLE = "Match"
+MATCH_NOTE = "Who won the match to a score, counted a complete pair of games at a time."
 
 
-def format_standings_text(standings: Standings, gauntlet: Sequence[str] = ()) -> str:
+def format_standings_text(
+    standings: Standings, gauntlet: Sequence[str] = (), match: str | None = None
+) -> str:
     """Standings, crosstable and head-to-head statistics as fixed-width plain-text tables,
-    and a gauntlet's lines."""
+    a gauntlet's lines, and a match to a score's outcome."""
     return _blocks(
         standings,
         gauntlet,
+        match,
         lambda title, note: [title, note, ""],
         _aligned_lines,
         lambda line: line,
     )
 
 
-def format_standings_markdown(standings: Standings, gauntlet: Sequence[str] = ()) -> str:
-    """Standings, crosstable and head-to-head statistics as Markdown tables, and a
-    gauntlet's lines as a list."""
+def format_standings_markdown(
+    standings: Standings, gauntlet: Sequence[str] = (), match: str | None = None
+) -> str:
+    """Standings, crosstable and head-to-head statistics as Markdown tables, a gauntlet's
+    lines as a list, and a match to a score's outcome."""
     return _blocks(
         standings,
         gauntlet,
+        match,
         lambda title, note: [f"## {title}", "", note, ""],
         _markdown_lines,
         lambda line: f"- {line}",
@@ -57,12 +67,13 @@ def format_standings_markdown(standings: Standings, gauntlet: Sequence[str] = ()
 def _blocks(
     standings: Standings,
     gauntlet: Sequence[str],
+    match: str | None,
     heading: Callable[[str, str], list[str]],
     body: Callable[[Table], list[str]],
     item: Callable[[str], str],
 ) -> str:
     """Each table's heading, then its body or ``(none)``, then a gauntlet's heading and
-    lines (``item`` formats each); the blocks a blank line apart."""
+    lines (``item`` formats each), then a match's; the blocks a blank line apart."""
     blocks = []
     for table in report_tables(standings):
         lines = heading(table.title, table.note) + (body(table) if table.rows else ["(none)"])
@@ -70,6 +81,8 @@ def _blocks(
     if gauntlet:
         lines = [item(line) for line in gauntlet_lines(standings, gauntlet)]
         blocks.append("\n".join(heading(GAUNTLET_TITLE, GAUNTLET_NOTE) + lines))
+    if match is not None:
+        blocks.append("\n".join([*heading(MATCH_TITLE, MATCH_NOTE), item(match)]))
     return "\n\n".join(blocks) + "\n"
 
 
@@ -119,25 +132,39 @@ class GauntletReport(Standings):
     )
 
 
-def report_json(standings: Standings, gauntlet: Sequence[str] = ()) -> str:
-    """The text of ``report.json``: rows, crosstable and head-to-head statistics, and for a
-    gauntlet its lines."""
-    if not gauntlet:
-        return standings.model_dump_json(indent=2) + "\n"
-    report = GauntletReport.model_validate(
-        {**dict(standings), "gauntlet": gauntlet_pairs(standings, gauntlet)}
-    )
+class MatchReport(Standings):
+    """What ``report.json`` holds for a match to a score."""
+
+    match: str = Field(description="Who won the match to a score (its summary line).")
+
+
+def report_json(
+    standings: Standings, gauntlet: Sequence[str] = (), match: str | None = None
+) -> str:
+    """The text of ``report.json``: rows, crosstable and head-to-head statistics, for a
+    gauntlet its lines, and for a match to a score its outcome."""
+    report: Standings = standings
+    if gauntlet:
+        report = GauntletReport.model_validate(
+            {**dict(standings), "gauntlet": gauntlet_pairs(standings, gauntlet)}
+        )
+    elif match is not None:
+        report = MatchReport.model_validate({**dict(standings), "match": match})
     return report.model_dump_json(indent=2) + "\n"
 
 
-def write_reports(out: Path, standings: Standings, gauntlet: Sequence[str] = ()) -> None:
+def write_reports(
+    out: Path, standings: Standings, gauntlet: Sequence[str] = (), match: str | None = None
+) -> None:
     """``standings.json`` (a list of rows), ``report.json``, ``report.md``, ``report.txt``
-    and ``report.html``; ``gauntlet`` names a gauntlet's gauntlet engines."""
+    and ``report.html``; ``gauntlet`` names a gauntlet's gauntlet engines, ``match`` is a
+    match to a score's summary line."""
+    lines = gauntlet_lines(standings, gauntlet)
     write_atomic(out / "standings.json", standings_json(standings))
-    write_atomic(out / "report.json", report_json(standings, gauntlet))
-    write_atomic(out / "report.md", format_standings_markdown(standings, gauntlet))
-    write_atomic(out / "report.txt", format_standings_text(standings, gauntlet))
-    write_atomic(out / "report.html", report_page(standings, gauntlet_lines(standings, gauntlet)))
+    write_atomic(out / "report.json", report_json(standings, gauntlet, match))
+    write_atomic(out / "report.md", format_standings_markdown(standings, gauntlet, match))
+    write_atomic(out / "report.txt", format_standings_text(standings, gauntlet, match))
+    write_atomic(out / "report.html", report_page(standings, lines, match))
 
 
 def format_head_to_head(stats: PairStats) -> str:
