@@ -19,8 +19,9 @@ from .options import FiniteFloatRange, PositionCommand, rules_option
 def perft_command(position: str, depth: int, rules: RuleSet, show_divide: bool) -> None:
     """Count the leaves DEPTH plies below POSITION (a position string).
 
-    A flip counts once per piece type still face down; draw rules are ignored.
-    The leaf count is the last line printed.
+    A flip, and a move onto a face-down piece (where the rule set allows it), counts
+    once per piece type still face down; draw rules are ignored. The leaf count is
+    the last line printed.
     """
     try:
         pos = parse_position(position)

@@ -159,9 +159,7 @@ def legal_moves(
                 and not (kind == "C" and cannon_capture == "jump")
                 and can_take_by_step(kind, target.upper(), order)
             ) or (
-                target == "X"
-                and onto_face_down
-                and not (kind == "C" and cannon_capture == "jump")
+                target == "X" and onto_face_down and not (kind == "C" and cannon_capture == "jump")
             ):
                 moves.append((square, near))
             if kind == "C" and cannon_capture == "jump":
@@ -218,9 +216,7 @@ def after_flip(state: PlainState, square: int, letter: str) -> PlainState:
     return PlainState(tuple(board), other, tuple(pool))
 
 
-def after_reveal(
-    state: PlainState, move: tuple[int, int], letter: str, order: str
-) -> PlainState:
+def after_reveal(state: PlainState, move: tuple[int, int], letter: str, order: str) -> PlainState:
     """The state after moving onto the face-down ``to`` of ``move`` and finding ``letter``.
 
     An enemy the mover takes by a step is captured and the mover takes its square;
