@@ -8,11 +8,14 @@ A bad request gets a JSON ``{"error": ...}`` with a 4xx status and changes nothi
 API (JSON in and out):
 
 - ``GET /api/options``: the engines offered, the rule-set presets.
-- ``POST /api/games`` (``PlaySettings``): a new game; its state.
+- ``POST /api/games`` (``PlaySettings``): a new game; its state (422 if the engine does
+  not take a rule set it must be told, such as one with moves onto face-down pieces).
 - ``GET /api/games/{id}?since=VERSION``: its state (waits up to 20 s for a change past
   ``VERSION``); ``DELETE`` ends it.
-- ``POST /api/games/{id}/action`` ``{"move": "a2-a3"}`` or ``{"move": "b6"}`` (a flip);
-  ``/hint``, ``/undo``, ``/resign``: the state after it (``/hint``: also ``hint``).
+- ``POST /api/games/{id}/action`` ``{"move": "a2-a3"}`` (also onto a face-down piece,
+  where the rules allow it: the server turns it up) or ``{"move": "b6"}`` (a flip);
+  ``/hint``, ``/undo``, ``/resign``: the state after it (``/hint``: also ``hint``). A
+  state's ``legal`` lists each action's kind: flip, move, capture, jump or reveal.
 - ``GET /api/games/{id}/record.json`` and ``record.txt``: the record of a finished game.
 - ``GET /api/runs``; ``GET /api/runs/{run}/watch``: live games, finished games and
   standings; ``GET /api/runs/{run}/games/{game_id}``: a finished game's replay.
@@ -84,7 +87,8 @@ class GuiConfig:
 
 
 class ActionBody(BaseModel):
-    """A person's action: a move or capture ``a2-a3``, or a flip by its square ``b6``."""
+    """A person's action: a move or capture ``a2-a3`` (also onto a face-down piece), or a
+    flip by its square ``b6``."""
 
     model_config = ConfigDict(extra="forbid")
 

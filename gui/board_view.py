@@ -1,8 +1,9 @@
 """Public views of a position: its squares as letters, the legal actions, captured pieces.
 
 A board is sent as 32 letters in square order (a1, b1, c1, d1, a2, ... d8): a piece
-letter, ``X`` face down, ``-`` empty (and ``?`` face up but unknown, in a withheld
-record). Nothing here ever looks at a hidden layout.
+letter, ``X`` face down, ``-`` empty (and, in a withheld record, ``?`` face up but
+unknown, ``~`` face up or empty: the square a move onto a face-down piece left, whether it
+took the piece withheld). Nothing here ever looks at a hidden layout.
 """
 
 from typing import Literal
@@ -12,11 +13,19 @@ from typing_extensions import TypedDict  # pydantic needs it before Python 3.12
 from banqi_engine.game import Game
 from banqi_engine.moves import Move, is_flip, move_from, move_to
 from banqi_engine.notation import Ply
-from banqi_engine.pieces import COLOUR_NAMES, PIECE_LETTERS, SQUARE_LETTERS, colour_of, is_piece
+from banqi_engine.pieces import (
+    COLOUR_NAMES,
+    HIDDEN,
+    PIECE_LETTERS,
+    SQUARE_LETTERS,
+    colour_of,
+    is_piece,
+)
 from banqi_engine.position import Position
+from banqi_engine.rules import RuleSet, takes_revealed
 from banqi_engine.squares import square_distance, square_name
 
-ActionKind = Literal["flip", "move", "capture", "jump"]
+ActionKind = Literal["flip", "move", "capture", "jump", "reveal"]
 
 
 class Action(TypedDict):
@@ -39,11 +48,14 @@ def board_letters(position: Position) -> str:
 
 
 def action_kind(position: Position, move: Move) -> ActionKind:
-    """A flip, a move, a capture by a step, or a capture from further away (a cannon's
-    jump)."""
+    """A flip, a move, a capture by a step, a capture from further away (a cannon's
+    jump), or a move onto a face-down piece (``reveal``: it is turned up, and taken if the
+    mover may)."""
     if is_flip(move):
         return "flip"
     frm, to = move_from(move), move_to(move)
+    if position.board[to] == HIDDEN:
+        return "reveal"
     if not is_piece(position.board[to]):
         return "move"
     return "capture" if square_distance(frm, to) == 1 else "jump"
@@ -60,11 +72,19 @@ def legal_actions(game: Game) -> dict[str, list[Action]]:
     return actions
 
 
-def taken_piece(position: Position, ply: Ply) -> str | None:
-    """The letter of the piece ``ply`` captures in ``position``, if it captures one."""
+def taken_piece(position: Position, ply: Ply, rules: RuleSet) -> str | None:
+    """The letter of the piece ``ply`` captures in ``position`` under ``rules``, if it
+    captures one: a face-up piece, or the piece a move onto a face-down piece turned up if
+    the mover takes it (unknown, so None, when the ply does not show it: ``a2-a3(?)``)."""
     if ply.is_flip:
         return None
-    state = position.board[move_to(ply.move)]
+    frm, to = move_from(ply.move), move_to(ply.move)
+    state = position.board[to]
+    if state == HIDDEN:
+        mover = position.board[frm]
+        if ply.piece is None or not is_piece(mover):
+            return None
+        return PIECE_LETTERS[ply.piece] if takes_revealed(rules, mover, ply.piece) else None
     return PIECE_LETTERS[state] if is_piece(state) else None
 
 

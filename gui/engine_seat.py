@@ -1,10 +1,15 @@
 """One engine of a play session: started by the referee's engine factory (sandboxed as the
 referee starts engines), told the rules, and kept in step with the game by echoes.
 
-The engine learns the game only as DCTP tells it: ``move``/``flip`` echoes (the flip with
-the piece it revealed) and ``time_left`` after each ply. After an undo it is
+The engine learns the game only as DCTP tells it: ``move``/``flip``/``reveal_move``
+echoes (as the referee echoes them, ``protocol.echo``: a flip or a move onto a face-down
+piece with the piece it turned up) and ``time_left`` after each ply. After an undo it is
 re-synchronised by the protocol: ``reset_board``, the start of a game again, and the
 echoes of the plies that remain; an engine that fails at that is started afresh.
+
+A rule set the engine must be told (``referee.rules_told.must_be_told``: moves onto
+face-down pieces, echoed with ``reveal_move``) is one the engine must take, as the
+referee requires: an engine that does not is not seated (``RulesRefusedError``).
 """
 
 import asyncio
@@ -12,24 +17,37 @@ import contextlib
 from collections.abc import Sequence
 from typing import Final
 
-from banqi_engine.moves import move_from, move_to
+from banqi_engine.game import Game
+from banqi_engine.moves import is_flip
 from banqi_engine.notation import parse_ply
 from banqi_engine.pieces import COLOUR_NAMES, Colour, colour_of
 from banqi_engine.rules import RuleSet
 from protocol.connection import EngineConnection
+from protocol.echo import echo_command
 from protocol.errors import EngineError
 from protocol.messages import COMMAND_NAMES, Command, CommandId, Reply
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory
 from referee.game_runner import OPTIONAL_TIMEOUT
 from referee.record import PlayerInfo, PlyRecord, player_info
-from referee.rules_told import OLYMPIAD
+from referee.rules_told import (
+    DRAW_LIMITS,
+    differing_fields,
+    draw_limit_commands,
+    must_be_told,
+    untold_words,
+)
 from referee.sandbox import Isolation
 from referee.timecontrol import TimeControl
 
 STALL_TIMEOUT: Final = 5.0
 """Seconds an engine gets to answer anything but genmove."""
-DRAW_LIMITS: Final = frozenset({"no_progress_limit", "repetition_count"})
+
+
+class RulesRefusedError(Exception):
+    """The engine did not take a rule set it must be told (``must_be_told``): it cannot
+    follow the game's echoes, so it may not play or advise under it. The message says why
+    (``untold_words``)."""
 
 
 class EngineSeat:
@@ -46,6 +64,8 @@ class EngineSeat:
         self._engine: EngineConnection | None = None
         self._told: list[str] = []
         """The plies the engine has been told, as move strings."""
+        self._game = Game(rules, play_past_end=True)
+        """The game as the engine has been told it: the position each echo is made from."""
 
     @property
     def heard(self) -> int:
@@ -60,17 +80,25 @@ class EngineSeat:
     async def sync(self, plies: Sequence[PlyRecord], colours: Sequence[Colour | None]) -> None:
         """Start the engine if it is not running, then tell it the plies it has not heard
         yet; after an undo, the game again from its start (an engine that fails at that is
-        started afresh). EngineError says how the engine failed."""
+        started afresh). EngineError says how the engine failed; RulesRefusedError that it
+        did not take a rule set it must be told (it is stopped then)."""
         moves = [ply.move for ply in plies]
         if self._engine is not None and moves[: len(self._told)] != self._told:
             try:
                 await self._start_game()
             except EngineError:
                 await self.kill()
+            except RulesRefusedError:
+                await self.stop()
+                raise
         if self._engine is None:
             self._engine = await self._factory(self.spec, None)
             self.info.isolation = Isolation(self._engine.isolation)
-            await self._start_game()
+            try:
+                await self._start_game()
+            except RulesRefusedError:
+                await self.stop()
+                raise
             self.info.engine_name = await self._courtesy(Command.name())
             self.info.version = await self._courtesy(Command.version())
         for ply in plies[len(self._told) :]:
@@ -78,41 +106,36 @@ class EngineSeat:
 
     async def _start_game(self) -> None:
         """``reset_board``, ``time_settings``, the rules if they are not the platform's,
-        ``ready``: the start of a game as the referee plays it."""
+        ``ready``: the start of a game as the referee plays it (``_handshake``).
+        RulesRefusedError if the engine did not take a rule set it must be told."""
         assert self._engine is not None
         self._told = []
+        self._game = Game(self._rules, play_past_end=True)
         for command in (Command.reset_board(), Command.time_settings(self._control.time_ms)):
             await self._engine.request(command, timeout=STALL_TIMEOUT)
-        await self._tell_rules()
+        if differing_fields(self._rules):
+            self.info.rules_told = await self._tell_rules()
+            if not self.info.rules_told and must_be_told(self._rules):
+                raise RulesRefusedError(untold_words(self._rules))
         await self._engine.request(Command.ready(), timeout=STALL_TIMEOUT)
 
-    async def _tell_rules(self) -> None:
-        """``rule_set`` to an engine that lists it, else the draw-limit commands; notes in
-        ``rules_told`` whether the engine took every rule that differs from the platform's."""
+    async def _tell_rules(self) -> bool:
+        """``rule_set`` to an engine that lists it, else (or if it refuses) the draw-limit
+        commands; whether the engine took every rule that differs from the platform's."""
         rules = self._rules
-        differing = {
-            field
-            for field in RuleSet.model_fields
-            if field != "name" and getattr(rules, field) != getattr(OLYMPIAD, field)
-        }
-        if not differing:
-            return
-        if differing - DRAW_LIMITS:
+        beyond_draw_limits = bool(differing_fields(rules) - DRAW_LIMITS)
+        if beyond_draw_limits:
             listed = await self._optional(Command.list_commands())
             names = listed.payload.split() if listed is not None and listed.ok else []
             if COMMAND_NAMES[CommandId.RULE_SET] in names:
                 told = await self._optional(Command.rule_set(rules))
                 if told is not None and told.ok:
-                    self.info.rules_told = True
-                    return
+                    return True
         accepted = True
-        if rules.repetition_count != OLYMPIAD.repetition_count:
-            reply = await self._optional(Command.num_repetition(rules.repetition_count))
+        for command in draw_limit_commands(rules):
+            reply = await self._optional(command)
             accepted = accepted and reply is not None and reply.ok
-        if rules.no_progress_limit != OLYMPIAD.no_progress_limit:
-            reply = await self._optional(Command.num_moves_to_draw(rules.no_progress_limit))
-            accepted = accepted and reply is not None and reply.ok
-        self.info.rules_told = accepted and not differing - DRAW_LIMITS
+        return accepted and not beyond_draw_limits
 
     async def _optional(self, command: Command) -> Reply | None:
         """A command the engine may leave unanswered (None then)."""
@@ -129,17 +152,14 @@ class EngineSeat:
         return None
 
     async def _echo(self, ply: PlyRecord, colours: Sequence[Colour | None]) -> None:
-        """The echo of one ply, then ``time_left`` for the colour that played it."""
+        """The echo of one ply (``move``, ``flip`` or ``reveal_move``, made from the
+        position before it), then ``time_left`` for the colour that played it."""
         parsed = parse_ply(ply.move)
-        frm = move_from(parsed.move)
-        if parsed.piece is not None:
-            echo = Command.flip(frm, parsed.piece)
-            mover_colour = colours[ply.player]
-            if mover_colour is None:  # the first flip: its mover takes the piece's colour
-                mover_colour = colour_of(parsed.piece)
-        else:
-            echo = Command.move(frm, move_to(parsed.move))
-            mover_colour = colours[ply.player]
+        echo = echo_command(self._game.position, self._rules, parsed.move, parsed.piece)
+        self._game.play_ply(parsed)
+        mover_colour = colours[ply.player]
+        if mover_colour is None and is_flip(parsed.move) and parsed.piece is not None:
+            mover_colour = colour_of(parsed.piece)  # the first flip: its mover takes its colour
         await self.ask(echo, STALL_TIMEOUT)
         if mover_colour is not None:
             clock = ply.clocks_ms[ply.player]

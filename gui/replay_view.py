@@ -1,10 +1,11 @@
 """A record as the replay page shows it: one board per ply, the ending, the layout.
 
 A complete JSON record gives every board, and its layout once the game is over; a
-withheld record (``withheld: true``, flips as ``b6(?)``) gives only the board's shape
-(a flipped piece shows as ``?``) and no layout; a platform text record gives every
-board but no layout. A ply that does not replay ends the frames, and ``problem`` says
-why.
+withheld record (``withheld: true``, flips as ``b6(?)``, moves onto face-down pieces as
+``a2-a3(?)``) gives only the board's shape (a turned-up piece shows as ``?``, the square
+such a move left as ``~``: face up or empty, as whether it took the piece is withheld)
+and no layout; a platform text record gives every board but no layout. A ply that does
+not replay ends the frames, and ``problem`` says why.
 """
 
 from collections.abc import Sequence
@@ -140,7 +141,9 @@ def _frames(rules: RuleSet, start: Position, plies: Plies) -> tuple[list[Frame],
             ply = parse_ply(text)
             if ply.is_flip and ply.piece is None:
                 raise BanqiError("a flip must show its piece, like b6(K)")
-            captured = add_taken(captured, taken_piece(game.position, ply))
+            if ply.onto_face_down and ply.piece is None:
+                raise BanqiError("a move onto a face-down piece must show its piece, like a2-a3(k)")
+            captured = add_taken(captured, taken_piece(game.position, ply, rules))
             game.play_ply(ply)
         except BanqiError as error:
             return frames, f"ply {number} ({text}) does not replay: {error}"
@@ -157,7 +160,8 @@ def _frames(rules: RuleSet, start: Position, plies: Plies) -> tuple[list[Frame],
 
 
 def _shape_frames(rules: RuleSet, plies: Plies) -> tuple[list[Frame], str | None]:
-    """Boards of a withheld record: face down, face up (``?``) or empty."""
+    """Boards of a withheld record: face down, face up (``?``), empty, or face up or empty
+    (``~``, the square a move onto a face-down piece left)."""
     board = ShapeBoard(rules)
     frames = [Frame(board="".join(board.squares), captured=no_captures())]
     for number, (player, text, clocks) in enumerate(plies, start=1):

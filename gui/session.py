@@ -2,9 +2,15 @@
 
 The server holds the layout (shuffled from a fresh secret, as the referee deals) and
 judges every action with :class:`banqi_engine.game.Game`. A flip is asked for by its
-square alone; the piece is taken from the layout only once the flip is legal. Nothing
-the page is sent shows a face-down piece: the layout only once the game is over. The
-finished game is saved as a record (JSON and platform text) in ``<out>/games/``.
+square alone (``b6``), a move onto a face-down piece (where the rules allow it) by its
+two squares alone (``a2-a3``); the piece either one turns up is taken from the layout
+(``Game.piece_shown``) only once the action is legal, and the ply is recorded with it
+(``b6(K)``, ``a2-a3(k)``). Nothing the page is sent shows a face-down piece: the layout
+only once the game is over. The finished game is saved as a record (JSON and platform
+text) in ``<out>/games/``.
+
+An engine that does not take a rule set it must be told (``must_be_told``: moves onto
+face-down pieces) is not seated: the new game is refused, saying why.
 """
 
 import asyncio
@@ -20,7 +26,6 @@ from banqi_engine.moves import Move, is_flip, move_from, move_to
 from banqi_engine.notation import Ply, format_move, parse_ply
 from banqi_engine.pieces import (
     COLOUR_NAMES,
-    HIDDEN,
     SQUARE_LETTERS,
     UNDECIDED,
     Colour,
@@ -43,11 +48,12 @@ from referee.engine_spec import EngineSpec
 from referee.game_setup import GameSetup
 from referee.reasons import Reason
 from referee.record import GameEnd, GameRecord, PlyRecord, build_record, player_info
+from referee.rules_told import must_be_told
 from referee.storage import save_game
 from referee.timecontrol import Clock
 
 from .board_view import add_taken, board_letters, legal_actions, no_captures, taken_piece
-from .engine_seat import STALL_TIMEOUT, EngineSeat
+from .engine_seat import STALL_TIMEOUT, EngineSeat, RulesRefusedError
 from .play_settings import EngineChoice, PlayOptions, PlaySettings
 
 ENGINE_SEAT: Final = 1
@@ -60,6 +66,11 @@ HINT_SECONDS: Final = 10.0
 """Seconds an engine may think about a hint."""
 
 log = logging.getLogger(__name__)
+
+
+def fresh_secret() -> str:
+    """A new game's secret, from which its layout is dealt (as the referee deals)."""
+    return secrets.token_hex(32)
 
 
 class SessionError(Exception):
@@ -85,7 +96,7 @@ class PlaySession:
         self.engine_choice = engine
         self.started_at = datetime.now(UTC)
         self.game_id = f"gui-{self.started_at:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
-        self._secret = secrets.token_hex(32)
+        self._secret = fresh_secret()
         self._layout = layout_from_secret(self._secret)
         self.first = {"you": 0, "opponent": 1}.get(settings.first, secrets.randbelow(2))
         if engine is None:
@@ -159,12 +170,32 @@ class PlaySession:
 
     # -- the person's actions --------------------------------------------------------
 
+    async def seat_engine(self) -> None:
+        """Under a rule set the engine must be told, start it now and have it take the
+        rules: SessionError (the game closed) if it does not, rather than a game it cannot
+        follow. (Otherwise the engine starts with its first turn, as before.)"""
+        if self.engine is None or not must_be_told(self.rules):
+            return
+        try:
+            await self.engine.sync(self.plies, self.colours)
+        except RulesRefusedError as error:
+            await self.close()
+            raise SessionError(
+                422, f"{self.engine.spec.name} cannot play these rules: {error}"
+            ) from None
+        except EngineError as error:
+            await self.engine.kill()
+            self._engine_fault(error, None)
+        self._turn_start = time.monotonic()  # the person's clock starts once it is seated
+
     def start(self) -> None:
         """Start the engine (and its first move, if it flips first)."""
         self._kick()
 
     async def act(self, text: str) -> None:
-        """Play the person's action: ``a2-a3``, or a flip by its square alone (``b6``)."""
+        """Play the person's action: ``a2-a3`` (a move, a capture, or a move onto a
+        face-down piece), or a flip by its square alone (``b6``). The piece a flip or a
+        move onto a face-down piece turns up comes from the layout, never from the page."""
         async with self._lock:
             self._ready_for_person()
             try:
@@ -172,9 +203,17 @@ class PlaySession:
             except MoveError as error:
                 raise SessionError(400, str(error)) from None
             if ply.piece is not None or "(" in text:
-                raise SessionError(400, f"a flip is sent as its square alone, like b6, not {text}")
+                if ply.is_flip:
+                    words = f"a flip is sent as its square alone, like b6, not {text}"
+                else:
+                    words = (
+                        "a move onto a face-down piece is sent as its two squares alone, "
+                        f"like {format_move(ply.move)}, not {text}: the piece it turns up "
+                        "is the layout's"
+                    )
+                raise SessionError(400, words)
             mover = self.mover
-            piece = self._piece_if_flip(ply.move)
+            piece = self._piece_shown(ply.move)
             if ply.is_flip and piece is None:
                 where = square_name(move_from(ply.move))
                 raise SessionError(400, f"cannot flip {where}: it is not face down")
@@ -189,13 +228,10 @@ class PlaySession:
             self._apply(mover, ply.move, piece, elapsed)
             self._kick()
 
-    def _piece_if_flip(self, move: Move) -> Piece | None:
-        """The layout's piece under a flipped square that is face down (None otherwise:
-        the rules then refuse the flip without it)."""
-        if not is_flip(move):
-            return None
-        square = move_from(move)
-        return self._layout[square] if self.game.position.board[square] == HIDDEN else None
+    def _piece_shown(self, move: Move) -> Piece | None:
+        """The layout's piece that ``move`` turns up: a flip's, or a move onto a face-down
+        piece's (None if it turns nothing up; the rules then refuse a flip without it)."""
+        return self.game.piece_shown(move, self._layout)
 
     def _ready_for_person(self) -> None:
         """Refuse unless the game is on and a person is to move."""
@@ -239,7 +275,8 @@ class PlaySession:
             )
 
     async def ask_hint(self) -> str:
-        """The move an engine suggests for the person to move (a flip as its square)."""
+        """The move an engine suggests for the person to move (a flip as its square, a move
+        onto a face-down piece as its two squares: no piece is shown)."""
         async with self._lock:
             self._ready_for_person()
             await self._settle()
@@ -260,10 +297,14 @@ class PlaySession:
             except (EngineError, ProtocolError) as error:
                 await adviser.kill()
                 raise SessionError(502, f"the engine gave no hint: {error}") from None
+            except RulesRefusedError as error:
+                raise SessionError(
+                    409, f"{adviser.spec.name} cannot give hints under these rules: {error}"
+                ) from None
             if answer.move is None:
                 raise SessionError(502, "the engine would resign here: it has no hint")
             try:
-                self.game.check(answer.move, self._piece_if_flip(answer.move))
+                self.game.check(answer.move, self._piece_shown(answer.move))
             except MoveError as error:
                 raise SessionError(502, f"the engine suggested an illegal move: {error}") from None
             self.hint = format_move(answer.move)
@@ -284,8 +325,8 @@ class PlaySession:
     def _apply(self, player: int, move: Move, piece: Piece | None, elapsed: float) -> None:
         """Play a judged ply and note it: record line, strips, colours, clocks."""
         ply = Ply(move, piece)
-        self.captured = add_taken(self.captured, taken_piece(self.game.position, ply))
-        if piece is not None and self.colours[player] is None:
+        self.captured = add_taken(self.captured, taken_piece(self.game.position, ply, self.rules))
+        if is_flip(move) and piece is not None and self.colours[player] is None:
             self.colours[player] = colour_of(piece)
             self.colours[1 - player] = opponent(colour_of(piece))
             for seat in (0, 1):
@@ -415,6 +456,9 @@ class PlaySession:
                 await engine.kill()
                 self._engine_fault(error, None)
                 return
+            except RulesRefusedError as error:  # as the referee: it loses, rules refused
+                self._fault(Reason.RULES_REFUSED, str(error))
+                return
             if engine.heard < len(self.plies):
                 continue  # the person moved meanwhile
             if self.end is not None or self.is_person(self.mover):
@@ -457,7 +501,7 @@ class PlaySession:
         if answer.move is None:
             self._fault(Reason.RESIGN, "resigned (a0 a0)")
             return
-        piece = self._piece_if_flip(answer.move)
+        piece = self._piece_shown(answer.move)
         try:
             self.game.check(answer.move, piece)
         except MoveError as error:

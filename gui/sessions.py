@@ -20,7 +20,7 @@ class Sessions:
 
     async def create(self, settings: PlaySettings) -> PlaySession:
         """A new game with these settings, its engine starting; SessionError if they
-        cannot be played."""
+        cannot be played (also by the engine chosen: rules it must take but does not)."""
         engine = None
         if settings.mode == "engine":
             engine = self.options.choice(settings.engine)
@@ -31,6 +31,7 @@ class Sessions:
             session = PlaySession(settings, self.options, engine)
         except BanqiError as error:
             raise SessionError(400, str(error)) from None
+        await session.seat_engine()  # refused if the engine does not take rules it must
         while len(self._sessions) >= LIMIT:
             oldest = next(iter(self._sessions))
             await self._sessions.pop(oldest).close()

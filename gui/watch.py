@@ -151,14 +151,15 @@ def _summary(record: GameRecord) -> dict[str, Any]:
 
 
 def live_board(view: LiveGame) -> dict[str, Any]:
-    """The board of a live game after its plies (flips as they were revealed)."""
+    """The board of a live game after its plies (flips and moves onto face-down pieces
+    with the pieces they turned up, as the engines were told)."""
     game = Game(view.rules, play_past_end=True)
     captured = no_captures()
     problem = None
     for number, ply in enumerate(view.plies, start=1):
         try:
             parsed = parse_ply(ply.move)
-            captured = add_taken(captured, taken_piece(game.position, parsed))
+            captured = add_taken(captured, taken_piece(game.position, parsed, view.rules))
             game.play_ply(parsed)
         except BanqiError as error:
             problem = f"ply {number} ({ply.move}) does not replay: {error}"

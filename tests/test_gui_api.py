@@ -1,5 +1,6 @@
 """The GUI server's API, driven directly: play, hints, undo, the end and its record, bad
-requests (a clear error and an unchanged game), and nothing face down ever revealed."""
+requests (a clear error and an unchanged game), nothing face down ever revealed, and moves
+onto face-down pieces (the hong-kong-forum rules) played, echoed, recorded and replayed."""
 
 import json
 import random
@@ -13,17 +14,29 @@ import pytest
 pytest.importorskip("starlette", reason="the GUI tests need: pip install -e '.[test]'")
 pytest.importorskip("httpx2", reason="the GUI tests need: pip install -e '.[test]'")
 
-from gui_helpers import HEADERS, TOKEN, gui_config, hidden_squares
+from gui_helpers import HEADERS, TOKEN, builtin_loop, gui_config, hidden_squares
 from starlette.testclient import TestClient
 
+import gui.session
+from banqi_engine.game import Game
+from banqi_engine.notation import parse_ply
+from banqi_engine.pieces import PIECE_LETTERS
+from banqi_engine.position import Position
+from banqi_engine.rules import PRESETS, takes_revealed
 from gui.app import create_app
+from gui.board_view import action_kind, legal_actions, taken_piece
 from protocol.connection import EngineConnection
+from protocol.engine_loop import DctpEngine
 from protocol.errors import EngineStartError
 from protocol.line_protocol import TrafficLog
+from protocol.messages import Reply
+from referee.deals import layout_from_secret
 from referee.engine_spec import EngineSpec
+from referee.engine_start import in_process_engines
 from referee.record import GameRecord
 from referee.replay import replay_game_record
-from referee.text_record import parse_text_record
+from referee.text_record import format_text_record, parse_text_record
+from referee.withheld import withhold
 
 Client = TestClient
 
@@ -87,7 +100,15 @@ def test_the_api_needs_the_token(tmp_path: Path) -> None:
 
 def test_options_offer_every_preset_and_the_levels(client: TestClient) -> None:
     options = client.get("/api/options").json()
-    assert set(options["rules"]) == {"olympiad", "hong-kong", "taiwan-sliding-cannon", "casual"}
+    assert set(options["rules"]) == {
+        "olympiad",
+        "hong-kong",
+        "taiwan-sliding-cannon",
+        "casual",
+        "hong-kong-forum",
+    }
+    assert options["rules"]["hong-kong-forum"]["move_onto_face_down"] is True
+    assert options["rules"]["olympiad"]["move_onto_face_down"] is False
     assert [e["id"] for e in options["engines"]] == ["level-0", "level-1", "level-2", "level-3"]
 
 
@@ -220,3 +241,163 @@ def test_an_engine_that_cannot_start_loses_by_crash(tmp_path: Path) -> None:
         state = new_game(client, first="opponent")
         assert state["over"]["reason"] == "crash" and state["over"]["winner"] == 0
         assert "no such file" in state["over"]["detail"]
+
+
+# -- moves onto face-down pieces (hong-kong-forum) ----------------------------------------
+
+FORUM = PRESETS["hong-kong-forum"]
+SECRET = f"{1:064x}"
+"""A deal in which, after b2 and the engine's flip, a piece of the person's may take what it
+turns up, and level 0 (seed 7) soon plays a move onto a face-down piece of its own."""
+SQUARES = [file + str(rank) for rank in range(1, 9) for file in "abcd"]
+
+
+class Heard(DctpEngine):
+    """A built-in level that notes every line it is told and whether it accepted it."""
+
+    def __init__(self, spec: EngineSpec, heard: list[tuple[str, bool]]) -> None:
+        loop = builtin_loop(spec)
+        super().__init__(loop.rules, loop.player)
+        self.heard = heard
+
+    def handle_line(self, line: str) -> Reply | None:
+        reply = super().handle_line(line)
+        self.heard.append((line.strip(), reply is None or reply.ok))
+        return reply
+
+
+class NoRuleSet(DctpEngine):
+    """A built-in level written for the platform alone: it refuses ``rule_set``."""
+
+    def handle_line(self, line: str) -> Reply | None:
+        if " rule_set " in f" {line} ":
+            return Reply(int(line.split()[0]), False, "unknown command")
+        return super().handle_line(line)
+
+
+def no_rule_set(spec: EngineSpec) -> DctpEngine:
+    loop = builtin_loop(spec)
+    return NoRuleSet(loop.rules, loop.player)
+
+
+def reveals(state: dict[str, Any], player: int) -> list[str]:
+    """The moves onto face-down pieces a player made, as recorded (``a2-a3(k)``)."""
+    return [
+        ply["move"]
+        for ply in state["plies"]
+        if ply["player"] == player and "-" in ply["move"] and "(" in ply["move"]
+    ]
+
+
+def test_a_person_and_level_0_move_onto_face_down_pieces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gui.session, "fresh_secret", lambda: SECRET)
+    layout = layout_from_secret(SECRET)
+    heard: list[tuple[str, bool]] = []
+    factory = in_process_engines(lambda spec: Heard(spec, heard))
+    with TestClient(create_app(gui_config(tmp_path, factory)), headers=HEADERS) as client:
+        state = act(client, new_game(client, rules="hong-kong-forum", first="you"), "b2")
+        assert state["rules"]["move_onto_face_down"] is True
+        actions = [(frm, a) for frm, some in state["legal"].items() for a in some]
+        onto = [(frm, a["to"]) for frm, a in actions if a["kind"] == "reveal"]
+        assert onto and all(state["board"][SQUARES.index(to)] == "X" for _, to in onto)
+        mover = PIECE_LETTERS.index(state["board"][SQUARES.index("b2")])
+        frm, to = next(
+            (f, t) for f, t in onto if takes_revealed(FORUM, mover, layout[SQUARES.index(t)])
+        )
+        shown = PIECE_LETTERS[layout[SQUARES.index(to)]]
+        url = f"/api/games/{state['id']}/action"
+        refused = client.post(url, json={"move": f"{frm}-{to}({shown})"})
+        assert refused.status_code == 400 and "two squares alone" in refused.json()["error"]
+        taken = state["captured"]["red"] + state["captured"]["black"]
+        state = act(client, state, f"{frm}-{to}")
+        assert reveals(state, 0) == [f"{frm}-{to}({shown})"]  # the piece from the layout
+        assert state["board"][SQUARES.index(to)] == PIECE_LETTERS[mover]
+        assert state["board"][SQUARES.index(frm)] == "-"
+        assert state["captured"]["red"] + state["captured"]["black"] == taken + shown
+        check_public(state)
+
+        choose = random.Random(1)  # flips until the engine moves onto a face-down piece
+        before = state
+        while not reveals(state, 1) and len(state["plies"]) < 20 and state["over"] is None:
+            flips = [f for f, some in state["legal"].items() if some[0]["kind"] == "flip"]
+            before, state = state, act(client, state, choose.choice(flips))
+            check_public(state)
+        [engine_move] = reveals(state, 1)
+        assert (f"20 reveal_move {frm} {to} {shown} went", True) in heard
+        told = [line for line, _ in heard if " reveal_move " in line]
+        assert len(told) == 2 and all(ok for _, ok in heard)
+        assert engine_move.startswith(told[1].split()[2] + "-" + told[1].split()[3])
+        if told[1].endswith("went"):  # what it took is in the strips
+            letter = engine_move[-2]
+            assert letter in state["captured"]["red" if letter.isupper() else "black"]
+
+        undone = client.post(f"/api/games/{state['id']}/undo").json()  # the engine's too
+        assert (undone["plies"], undone["board"]) == (before["plies"], before["board"])
+        assert undone["captured"] == before["captured"]
+        flips = [f for f, some in undone["legal"].items() if some[0]["kind"] == "flip"]
+        state = act(client, undone, flips[0])  # the engine, re-synchronised, plays on
+        assert len(state["plies"]) == len(undone["plies"]) + 2
+        assert all(ok for _, ok in heard)  # the echoes again from reset_board: all taken
+        assert sum(" reveal_move " in line for line, _ in heard) >= 3
+
+        over = client.post(f"/api/games/{state['id']}/resign").json()
+        text = client.get(f"/api/games/{state['id']}/record.json").text
+        record = GameRecord.model_validate_json(text)
+        assert [ply.move for ply in record.plies] == [p["move"] for p in over["plies"]]
+        assert replay_game_record(record).ok
+
+        replay = client.post("/api/replay", content=text).json()
+        assert replay["problem"] is None and len(replay["frames"]) == len(record.plies) + 1
+        assert replay["frames"][-1]["board"] == over["board"]
+        assert replay["frames"][-1]["captured"] == over["captured"]
+        at = next(i for i, f in enumerate(replay["frames"]) if f["move"] == f"{frm}-{to}({shown})")
+        assert shown in replay["frames"][at]["captured"]["red" if shown.isupper() else "black"]
+
+        withheld = withhold(record).model_dump_json()
+        shape = client.post("/api/replay", content=withheld).json()
+        assert shape["problem"] is None and shape["withheld"] and shape["layout"] is None
+        assert shape["frames"][at]["move"] == f"{frm}-{to}(?)"
+        assert shape["frames"][at]["board"][SQUARES.index(frm)] == "~"  # took it, or stayed
+        assert set("".join(f["board"] for f in shape["frames"])) <= {"X", "?", "-", "~"}
+
+        as_text = format_text_record(record, Position.opening())
+        params = {"rules": "hong-kong-forum"}
+        from_text = client.post("/api/replay", content=as_text, params=params).json()
+        assert from_text["problem"] is None
+        assert [f["board"] for f in from_text["frames"]] == [f["board"] for f in replay["frames"]]
+
+
+def test_a_move_onto_a_face_down_piece_is_a_reveal_that_takes_what_the_mover_may() -> None:
+    game = Game(FORUM)
+    for ply in ("b2(G)", "d3(m)"):
+        game.play_ply(parse_ply(ply))
+    move = parse_ply("b2-b1").move
+    assert action_kind(game.position, move) == "reveal"
+    assert {"to": "b1", "kind": "reveal"} in legal_actions(game)["b2"]
+    assert taken_piece(game.position, parse_ply("b2-b1(g)"), FORUM) == "g"  # G takes g
+    assert taken_piece(game.position, parse_ply("b2-b1(k)"), FORUM) is None  # not the king
+    assert taken_piece(game.position, parse_ply("b2-b1(P)"), FORUM) is None  # its own colour
+    assert taken_piece(game.position, parse_ply("b2-b1(?)"), FORUM) is None  # withheld
+
+
+def test_moves_onto_face_down_pieces_only_where_the_rules_allow_them(client: TestClient) -> None:
+    state = act(client, new_game(client, first="you"), "b2")  # olympiad
+    assert all(a["kind"] != "reveal" for some in state["legal"].values() for a in some)
+    to = next(s for s in ("b1", "b3", "a2", "c2") if state["board"][SQUARES.index(s)] == "X")
+    answer = client.post(f"/api/games/{state['id']}/action", json={"move": f"b2-{to}"})
+    assert answer.status_code == 400
+    assert "does not allow moving onto a face-down piece" in answer.json()["error"]
+
+
+def test_an_engine_that_cannot_be_told_the_rules_is_not_seated(tmp_path: Path) -> None:
+    config = gui_config(tmp_path, in_process_engines(no_rule_set))
+    with TestClient(create_app(config), headers=HEADERS) as client:
+        answer = client.post("/api/games", json={"engine": "level-0", "rules": "hong-kong-forum"})
+        assert answer.status_code == 422, answer.text
+        words = answer.json()["error"]
+        assert "level-0 cannot play these rules" in words and "reveal_move" in words
+        # Rules it can follow without being told (echoes it knows) are played as before.
+        state = new_game(client, rules="hong-kong", first="opponent")
+        assert state["over"] is None and len(state["plies"]) == 1

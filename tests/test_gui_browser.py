@@ -327,3 +327,54 @@ def test_watch_a_live_match_then_replay_its_record(
     assert driver.find_element(By.ID, "replay-result").text
     layout = driver.find_elements(By.CSS_SELECTOR, "#replay-layout [data-piece]")
     assert len(layout) == 32 and "X" not in {p.get_attribute("data-piece") for p in layout}
+
+
+def test_a_move_onto_a_face_down_piece_by_clicking_then_its_replay(
+    browser: WebDriver, server: Server, tmp_path: Path
+) -> None:
+    driver = browser
+    driver.get(server.url)
+    wait(driver, lambda d: "to move" in status(d))
+    Select(driver.find_element(By.ID, "engine")).select_by_value("level-0")
+    Select(driver.find_element(By.ID, "rules")).select_by_value("hong-kong-forum")
+    Select(driver.find_element(By.ID, "first")).select_by_value("you")
+    board = driver.find_element(By.ID, "play-board")
+    old = board.get_attribute("data-game")
+    driver.find_element(By.ID, "new-game").click()
+    wait(driver, lambda d: board.get_attribute("data-game") != old and my_turn(d))
+    click(driver, "b2")
+    click(driver, "b2")
+    next_turn(driver, 0)  # the engine can only flip: b2 keeps a face-down neighbour or more
+    assert "step onto a face-down" in status(driver)
+    click(driver, "b2")
+    targets = {s["square"]: s for s in squares(driver) if s["target"]}
+    onto = sorted(name for name, s in targets.items() if s["target"] == "reveal")
+    assert onto and all(targets[name]["piece"] == "X" for name in onto)
+    assert all("target-reveal" in targets[name]["classes"] for name in onto)
+    assert "face-down" in status(driver)
+    click(driver, onto[0])
+    next_turn(driver, 2)
+    moves = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#play-moves li")]
+    assert moves[2].startswith(f"you: b2-{onto[0]}(") and moves[2].endswith(")")
+
+    driver.find_element(By.ID, "resign").click()
+    driver.find_element(By.ID, "resign").click()
+    wait(driver, game_over)
+    record = driver.find_element(By.ID, "record-json").get_attribute("href")
+    text = driver.execute_async_script(
+        "fetch(arguments[0]).then(r => r.text()).then(arguments[1])", record
+    )
+    path = tmp_path / "forum.json"
+    path.write_text(text)
+    driver.execute_script("location.hash = '#replay'")
+    driver.find_element(By.ID, "replay-file").send_keys(str(path))
+    replay_status = driver.find_element(By.ID, "replay-status")
+    wait(driver, lambda d: replay_status.text.startswith("start"))
+    number = driver.find_element(By.ID, "replay-ply")
+    number.clear()
+    number.send_keys("3\n")
+    wait(driver, lambda d: replay_status.text.startswith("ply 3 of"))
+    assert f"b2-{onto[0]}(" in replay_status.text
+    assert "onto a face-down piece, turned it up and" in replay_status.text
+    marked = driver.find_elements(By.CSS_SELECTOR, "#replay-board .square.last")
+    assert sorted(str(s.get_attribute("data-square")) for s in marked) == sorted(["b2", onto[0]])

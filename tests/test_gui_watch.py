@@ -86,7 +86,7 @@ def test_a_live_view_that_cannot_be_written_does_not_stop_anything(tmp_path: Pat
     assert read_live(live_file(tmp_path / "ok", "g1")) == view
 
 
-def live_game(game_id: str, moves: list[str], deal: str = "1") -> LiveGame:
+def live_game(game_id: str, moves: list[str], deal: str = "1", rules: str = "olympiad") -> LiveGame:
     plies = [
         PlyRecord(player=i % 2, move=move, ms=5, clocks_ms=(899_000, 898_000))
         for i, move in enumerate(moves)
@@ -95,7 +95,7 @@ def live_game(game_id: str, moves: list[str], deal: str = "1") -> LiveGame:
         {
             "game_id": game_id,
             "deal": deal,
-            "rules": PRESETS["olympiad"],
+            "rules": PRESETS[rules],
             "time_control": TimeControl(),
             "players": [{"name": "alpha", "colour": "red"}, {"name": "beta", "colour": "black"}],
             "first": 0,
@@ -143,6 +143,20 @@ def test_watch_shows_live_games_finished_games_and_standings(
     assert client.get("/api/runs/nope/watch").status_code == 404
     assert client.get("/api/runs/..%2F..%2Fetc/watch").status_code == 404
     assert client.get("/api/runs/t1/games/..%2F..%2Fsecret").status_code == 404
+
+
+def test_a_live_game_shows_moves_onto_face_down_pieces(client: TestClient, tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "t2"
+    moves = ["b2(G)", "d3(m)", "b2-b1(g)", "d3-d4(m)"]  # G takes g; m does not take its own
+    write_live(live_file(run, "g1"), live_game("g1", moves, rules="hong-kong-forum"))
+    [game] = client.get("/api/runs/t2/watch").json()["live"]
+    assert game["problem"] is None and game["rules"] == "hong-kong-forum"
+    board = game["board"]
+    assert (board[1], board[5], board[11], board[15]) == ("G", "-", "m", "m")  # b1 b2 d3 d4
+    assert board.count("X") == 28
+    assert game["captured"] == {"red": "", "black": "g"}
+    assert game["last"] == {"from": "d3", "to": "d4"}
+    assert game["plies"] == moves
 
 
 def test_replay_of_a_run_game_steps_every_ply_and_reveals_the_layout(

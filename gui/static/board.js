@@ -1,5 +1,6 @@
 // Drawing a board: 32 squares, each an element with data-square="a1".."d8", and each piece
-// an element with its letter in data-piece ("X" face down, "?" face up but unknown).
+// an element with its letter in data-piece ("X" face down, "?" face up but unknown, "~" face
+// up or empty: in a withheld record, the square a move onto a face-down piece left).
 
 export const FILES = "abcd";
 export const SQUARES = [];
@@ -15,14 +16,17 @@ const ENGLISH_WORDS = {
   K: "king", G: "guard", M: "minister", R: "rook", N: "knight", C: "cannon", P: "pawn",
 };
 
+const UNKNOWN = new Set(["X", "?", "~"]);
+
 export function pieceColour(letter) {
-  if (letter === "X" || letter === "?") return "unknown";
+  if (UNKNOWN.has(letter)) return "unknown";
   return letter === letter.toUpperCase() ? "red" : "black";
 }
 
 export function pieceTitle(letter) {
   if (letter === "X") return "face down";
   if (letter === "?") return "face up (withheld)";
+  if (letter === "~") return "face up or empty (withheld)";
   return `${pieceColour(letter)} ${ENGLISH_WORDS[letter.toUpperCase()]}`;
 }
 
@@ -38,7 +42,7 @@ export function makePiece(letter) {
     zh.textContent = CHINESE[letter] || "?";
     const en = document.createElement("span");
     en.className = "en";
-    en.textContent = letter === "?" ? "?" : letter.toUpperCase();
+    en.textContent = UNKNOWN.has(letter) ? "?" : letter.toUpperCase();
     piece.append(zh, en);
   }
   return piece;
@@ -84,13 +88,30 @@ export function drawStrip(container, letters) {
   container.replaceChildren(...[...letters].map(makePiece));
 }
 
-// "a2-a3" or "b6(K)" or "b6" -> {from, to}
+// "a2-a3", "a2-a3(k)", "a2-a3(?)", "b6(K)" or "b6" -> {from, to}
 export function moveSquares(text) {
   if (!text) return null;
-  if (text.includes("-")) {
-    const [from, to] = text.split("-");
+  const squares = text.split("(")[0];
+  if (squares.includes("-")) {
+    const [from, to] = squares.split("-");
     return { from, to };
   }
-  const square = text.slice(0, 2);
+  const square = squares.slice(0, 2);
   return { from: square, to: square };
+}
+
+// Whether a ply is a move onto a face-down piece: "a2-a3(k)", "a2-a3(?)".
+export function isReveal(text) {
+  return !!text && text.includes("-") && text.includes("(");
+}
+
+// A few words on a ply for a status line: what a move onto a face-down piece did, judged
+// from the board after it (the mover gone from its square: it took the piece).
+export function plyWords(text, board) {
+  if (!isReveal(text)) return text;
+  const { from } = moveSquares(text);
+  const left = board[SQUARES.indexOf(from)];
+  const outcome =
+    left === "-" ? "took it" : left === "~" ? "took it or stayed (withheld)" : "stayed";
+  return `${text}: onto a face-down piece, turned it up and ${outcome}`;
 }

@@ -1,8 +1,9 @@
 // The play page: a person against an engine, or two people. The server judges everything:
-// the page shows the legal actions it was sent and asks for a flip by its square alone.
+// the page shows the legal actions it was sent and asks for a flip by its square alone, a
+// move (also onto a face-down piece, kind "reveal", where the rules allow it) by its squares.
 
 import { call, say } from "./api.js";
-import { drawBoard, drawStrip, moveSquares, SQUARES } from "./board.js";
+import { drawBoard, drawStrip, moveSquares, plyWords, SQUARES } from "./board.js";
 import { countGame, drawTally } from "./tally.js";
 
 const $ = (id) => document.getElementById(id);
@@ -240,6 +241,7 @@ function render() {
     ...state.plies.map((ply) => {
       const item = document.createElement("li");
       item.textContent = `${state.players[ply.player].name}: ${ply.move}`;
+      item.title = plyWords(ply.move, state.board);
       return item;
     }),
   );
@@ -257,15 +259,28 @@ function render() {
 function statusWords() {
   if (state.over) return `Game over: ${state.over.result}`;
   const mover = state.players[state.to_move];
-  if (state.hint) return `Hint: ${state.hint.length === 2 ? "flip " + state.hint : state.hint}`;
+  if (state.hint) return `Hint: ${hintWords(state.hint)}`;
   if (!mover.person) return `${mover.name} is thinking…`;
   if (selected) {
-    return state.board[SQUARES.indexOf(selected)] === "X"
-      ? `Click ${selected} again to flip it, anywhere else to cancel`
+    if (state.board[SQUARES.indexOf(selected)] === "X") {
+      return `Click ${selected} again to flip it, anywhere else to cancel`;
+    }
+    const reveals = (state.legal[selected] || []).some((action) => action.kind === "reveal");
+    return reveals
+      ? `Choose where ${selected} goes (onto a ringed face-down piece: it is turned up, ` +
+          "and taken if it may), or click elsewhere to cancel"
       : `Choose where ${selected} goes, or click elsewhere to cancel`;
   }
   const who = state.mode === "people" ? mover.name : "You";
-  return `${who} to move${state.side ? ` (${state.side})` : ": flip a piece to start"}`;
+  if (!state.side) return `${who} to move: flip a piece to start`;
+  const onto = state.rules.move_onto_face_down ? " (a piece may step onto a face-down one)" : "";
+  return `${who} to move (${state.side})${onto}`;
+}
+
+function hintWords(hint) {
+  if (hint.length === 2) return `flip ${hint}`;
+  const { to } = moveSquares(hint);
+  return state.board[SQUARES.indexOf(to)] === "X" ? `${hint} (onto a face-down piece)` : hint;
 }
 
 function tickClocks() {

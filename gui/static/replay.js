@@ -1,7 +1,7 @@
 // The replay page: a record from a run folder or a file, stepped ply by ply.
 
 import { call, say, upload } from "./api.js";
-import { drawBoard, drawStrip, moveSquares } from "./board.js";
+import { drawBoard, drawStrip, moveSquares, plyWords } from "./board.js";
 import { fillRuns, formatMs } from "./watch.js";
 
 const $ = (id) => document.getElementById(id);
@@ -125,7 +125,9 @@ function draw() {
   $("replay-slider").value = ply;
   $("replay-ply").value = ply;
   $("replay-status").textContent =
-    ply === 0 ? `start (${last} plies)` : `ply ${ply} of ${last}: ${frame.move}`;
+    ply === 0
+      ? `start (${last} plies)`
+      : `ply ${ply} of ${last}: ${plyWords(frame.move, frame.board)}`;
   for (const item of $("replay-moves").children) {
     const current = Number(item.dataset.ply) === ply;
     item.classList.toggle("current", current);
