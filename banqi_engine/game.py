@@ -14,7 +14,7 @@ from enum import StrEnum
 from .errors import MoveError
 from .movegen import generate_moves, has_legal_move
 from .moves import Move, is_flip, move_from, move_to
-from .notation import Ply, format_flip, format_move, format_reveal
+from .notation import Ply, format_flip, format_hidden_reveal, format_move, format_reveal
 from .pieces import (
     COLOUR_NAMES,
     EMPTY,
@@ -181,7 +181,14 @@ class Game:
         return self.outcome
 
     def play_ply(self, ply: Ply) -> Outcome | None:
-        """``play`` for a parsed move string."""
+        """``play`` for a parsed move string (one written as a move onto a face-down piece,
+        ``a2-a3(?)`` too, is refused where ``a3`` is not face down)."""
+        if ply.onto_face_down and self.position.reveal_square(ply.move) is None:
+            text = format_hidden_reveal(ply.move) if ply.piece is None else str(ply)
+            raise MoveError(
+                f"{text} moves onto a face-down piece, but "
+                f"{square_name(move_to(ply.move))} is not face down"
+            )
         return self.play(ply.move, ply.piece)
 
     def _check_end(self) -> Outcome | None:

@@ -59,7 +59,9 @@ def count_two_ply_leaves(pos: Position, rules: RuleSet) -> int:
     """perft(pos, 2), without making any move where moves onto face-down pieces are not
     allowed (with them, the children are made and their moves counted)."""
     tables = rule_tables(rules)
-    if tables.onto_hidden and pos.hidden and pos.side != UNDECIDED:
+    if tables.onto_hidden and pos.hidden and (pos.side != UNDECIDED or pos.colour_bb != [0, 0]):
+        # (Before the first flip, with nothing face up, the flip's piece is the only one
+        # up, the mover's: the other side has nothing to move onto a face-down piece.)
         return sum(count_leaves(pos, rules) for _ in children(pos, rules))
     return _two_plies(pos, tables)
 

@@ -19,6 +19,7 @@ CLOCK_FREE_FILES = frozenset(
         "test_engine_any_referee.py",
         "test_engine_build.py",
         "test_engine_loop.py",
+        "test_face_down_moves.py",
         "test_from_records.py",
         "test_movegen_differential.py",
         "test_perft_fast.py",

@@ -263,8 +263,9 @@ def perft(
     moves = legal_moves(state, *rules)
     hidden_letters = letters_face_down(state)
     if depth == 1:
-        reveals = sum(1 for frm, to in moves if state.board[to] == "X")
-        return len(moves) - reveals + reveals * len(hidden_letters)
+        # flips and moves onto face-down pieces: both go to a face-down square
+        turning_up = sum(1 for _, to in moves if state.board[to] == "X")
+        return len(moves) - turning_up + turning_up * len(hidden_letters)
     total = 0
     for frm, to in moves:
         if frm == to:

@@ -2,17 +2,26 @@
 
 ``count_two_ply_leaves`` (perft 2 without making moves) and ``perft`` at depths 3
 and 4 (with its transposition table) must equal the plain perft of
-``plain_rules`` on positions from random playouts and placements, for the four
-presets and for rule sets mixing the cannon options.
+``plain_rules`` on positions from random playouts and placements, for the presets
+and for rule sets mixing the cannon options, with and without moves onto face-down
+pieces.
 """
 
 import random
 
 import pytest
-from plain_rules import PIECE_ORDER, PlainState, board_text, parse_state, perft
+from plain_rules import (
+    PIECE_ORDER,
+    PlainState,
+    board_text,
+    legal_moves,
+    parse_state,
+    perft,
+)
 from test_movegen_differential import (
     FULL_SET,
     PRESET_NAMES,
+    VARIANT,
     corpus,
     placement_position,
     random_rule_set,
@@ -124,8 +133,15 @@ def bare_position(rng: random.Random, hidden: int) -> str:
 def test_three_plies_on_sparse_boards(preset: str) -> None:
     rng = random.Random(f"sparse-{preset}")
     order = PRESETS[preset].capture_order
+    onto = PRESETS[preset].move_onto_face_down
     rule_sets = [PRESETS[preset]] + [
-        RuleSet(name="mixed", capture_order=order, cannon_capture=capture, cannon_move=move)
+        RuleSet(
+            name="mixed",
+            capture_order=order,
+            cannon_capture=capture,
+            cannon_move=move,
+            move_onto_face_down=onto,
+        )
         for capture, move in CANNON_OPTIONS
     ]
     for index in range(60):
@@ -231,3 +247,127 @@ def test_capture_masks_follow_the_rules() -> None:
                         if masks[attacker] >> kind & 1:
                             union |= bb[make_piece(colour, attacker)]
                     assert threats[kind] == union, (rules, kind)
+
+
+# -- moves onto face-down pieces ---------------------------------------------------------
+
+
+def swapped(state: PlainState) -> PlainState:
+    """The same board with the other side to move."""
+    return PlainState(state.board, "b" if state.side == "r" else "r", state.pool)
+
+
+def reveal_pairs(state: PlainState, rules: RuleSet) -> list[tuple[int, int]]:
+    """The plain generator's moves onto face-down pieces for the side to move."""
+    return [
+        (frm, to)
+        for frm, to in legal_moves(state, *plain_of(rules))
+        if frm != to and state.board[to] == "X"
+    ]
+
+
+def both_sides_reveal(rng: random.Random, rules: RuleSet, hidden: int) -> str:
+    """A bare position where both sides have moves onto face-down pieces under ``rules``."""
+    while True:
+        text = bare_position(rng, hidden)
+        state = parse_state(text)
+        if reveal_pairs(state, rules) and reveal_pairs(swapped(state), rules):
+            return text
+
+
+VARIANT_RULE_SETS = [
+    PRESETS[VARIANT],
+    *(
+        RuleSet(
+            name="onto-mixed",
+            capture_order=order,
+            cannon_capture=capture,
+            cannon_move=move,
+            move_onto_face_down=True,
+        )
+        for (capture, move), order in zip(
+            CANNON_OPTIONS, ("KGMRNCP", "KRNCGMP", "PNMKGCR", "CKPGRNM"), strict=True
+        )
+    ),
+]
+"""The variant preset and one rule set per cannon option with moves onto face-down pieces."""
+
+
+@pytest.mark.parametrize(
+    "rules", VARIANT_RULE_SETS, ids=["forum", *(f"{c}-{m}" for c, m in CANNON_OPTIONS)]
+)
+def test_two_and_three_plies_with_moves_onto_face_down_on_both_sides(rules: RuleSet) -> None:
+    rng = random.Random(f"onto-{rules.capture_order}-{rules.cannon_capture}-{rules.cannon_move}")
+    for index in range(16):
+        text = both_sides_reveal(rng, rules, 2 + index % 4)
+        pos = parse_position(text)
+        before = (pos.to_string(), pos.hash)
+        state = parse_state(text)
+        assert count_two_ply_leaves(pos, rules) == perft(state, 2, *plain_of(rules)), text
+        assert fast_perft(pos, rules, 3) == perft(state, 3, *plain_of(rules)), text
+        assert (pos.to_string(), pos.hash) == before, text
+        # the same board with the other side to move
+        other = state_of(swapped(state))
+        assert count_two_ply_leaves(parse_position(other), rules) == perft(
+            swapped(state), 2, *plain_of(rules)
+        ), other
+
+
+def state_of(state: PlainState) -> str:
+    return f"{board_text(state.board)} {state.side} {''.join(map(str, state.pool))}"
+
+
+def test_four_plies_with_moves_onto_face_down_on_both_sides() -> None:
+    rng = random.Random("onto-four")
+    for rules in VARIANT_RULE_SETS:
+        for hidden in (2, 3):
+            text = both_sides_reveal(rng, rules, hidden)
+            pos = parse_position(text)
+            before = (pos.to_string(), pos.hash)
+            expected = perft(parse_state(text), 4, *plain_of(rules))
+            assert fast_perft(pos, rules, 4) == expected, (plain_of(rules), text)
+            assert (pos.to_string(), pos.hash) == before, text
+
+
+def test_the_variant_changes_the_counts() -> None:
+    # the same boards count differently with the rule off: the moves are really counted
+    rng = random.Random("onto-differs")
+    rules = PRESETS[VARIANT]
+    off = PRESETS["hong-kong"]
+    for hidden in (1, 3):
+        text = both_sides_reveal(rng, rules, hidden)
+        state = parse_state(text)
+        onto = len(reveal_pairs(state, rules))
+        types = sum(1 for n in state.pool if n)
+        pos = parse_position(text)
+        assert fast_perft(pos, rules, 1) == fast_perft(pos, off, 1) + onto * types
+        assert count_two_ply_leaves(pos, rules) != count_two_ply_leaves(pos, off)
+
+
+UNDECIDED_WITH_A_KING = "----/----/----/----/----/----/----/XKX- - 00000000000002"
+"""Colours undecided with a red King face up between two face-down black Pawns: not
+reachable (the parser refuses it), but countable. Either flip shows a black Pawn, so red
+moves next: a flip, b1-b2, and a move onto the other face-down Pawn (the King stays):
+3 leaves per flip, 6 in all."""
+
+
+def test_undecided_colours_with_pieces_up_and_moves_onto_face_down() -> None:
+    board = [EMPTY] * NUM_SQUARES
+    board[0] = board[2] = HIDDEN
+    board[1] = make_piece(COLOURS[0], 0)
+    pool = [0] * 14
+    pool[13] = 2
+    pos = Position(board, pool, UNDECIDED)
+    state = parse_state(UNDECIDED_WITH_A_KING)
+    rules = PRESETS[VARIANT]
+    assert perft(state, 2, *plain_of(rules)) == 6
+    assert fast_perft(pos, rules, 3) == perft(state, 3, *plain_of(rules))
+
+
+def test_two_ply_count_of_undecided_colours_with_pieces_up_and_moves_onto_face_down() -> None:
+    board = [EMPTY] * NUM_SQUARES
+    board[0] = board[2] = HIDDEN
+    board[1] = make_piece(COLOURS[0], 0)
+    pool = [0] * 14
+    pool[13] = 2
+    assert count_two_ply_leaves(Position(board, pool, UNDECIDED), PRESETS[VARIANT]) == 6

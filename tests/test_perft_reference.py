@@ -1,12 +1,14 @@
 """Perft against the reference counts of the specification, and against the plain generator."""
 
 import pytest
-from plain_rules import preset_perft
+from plain_rules import PIECE_ORDER, after_reveal, parse_state, preset_perft
+from plain_rules import perft as plain_perft
 
 from banqi_engine.movegen import count_leaves, has_legal_move
 from banqi_engine.perft import divide, perft
 from banqi_engine.position import parse_position
-from banqi_engine.rules import PRESETS
+from banqi_engine.rules import PRESETS, RuleSet
+from banqi_engine.squares import parse_square
 
 OPENING = "XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX - 12222251222225"
 REFERENCE: list[tuple[str, str, tuple[int, int, int]]] = [
@@ -105,3 +107,134 @@ def test_a_flip_counts_once_per_distinct_piece_type() -> None:
     two_types = "----/----/----/----/----/----/----/XXX- - 10000000000002"
     assert perft(parse_position(two_types), PRESETS["olympiad"], 1) == 6
     assert preset_perft(two_types, 1) == 6
+
+
+# -- moves onto face-down pieces -------------------------------------------------------
+
+OLYMPIAD_ONTO = RuleSet(name="olympiad-onto", move_onto_face_down=True)
+"""Olympiad rules (cannons capture only by jumping) with moves onto face-down pieces."""
+TAIWAN_ONTO = RuleSet(
+    name="taiwan-sliding-cannon-onto",
+    cannon_move="slide",
+    no_progress_limit=80,
+    move_onto_face_down=True,
+)
+"""Taiwan rules (cannons slide and capture by jumping) with moves onto face-down pieces."""
+VARIANT_RULES = {
+    "hong-kong-forum": PRESETS["hong-kong-forum"],
+    "olympiad-onto": OLYMPIAD_ONTO,
+    "taiwan-sliding-cannon-onto": TAIWAN_ONTO,
+}
+VARIANT_REFERENCE: list[tuple[str, str, tuple[int, int, int]]] = [
+    (
+        # mid-game: face-up pieces of both colours next to face-down squares, a step cannon
+        "XrXX/XPgX/nXCX/-KXp/X-mX/NXXc/XGRX/XXkX b 01211130111113",
+        "hong-kong-forum",
+        (413, 143279, 46712234),
+    ),
+    (
+        # jumping cannons of both sides next to face-down squares (they may not move onto
+        # them), the other pieces may
+        "XcX-/CX-X/X-kX/-PX-/X-Xr/cXGX/-XXC/Xp-X r 11111030111103",
+        "olympiad-onto",
+        (224, 46860, 8055656),
+    ),
+    (
+        # sliding cannons that capture by jumping: they slide, but not onto a face-down piece
+        "-X-C/X--X/Xn--/c-XP/-X--/KXcX/--X-/XpXm b 02111111001002",
+        "taiwan-sliding-cannon-onto",
+        (145, 15545, 1662011),
+    ),
+]
+"""Our own reference counts for moves onto face-down pieces: computed by the plain perft
+of ``plain_rules`` and checked by the fast one (d1, d2, d3)."""
+PLAIN_D3_LIMIT = 10_000_000
+"""The plain perft checks d3 only up to this many leaves (the first table row takes it
+seconds; its d3 was checked once when the table was made)."""
+
+
+def plain_of(rules: RuleSet) -> tuple[str, str, str, bool]:
+    return rules.capture_order, rules.cannon_capture, rules.cannon_move, rules.move_onto_face_down
+
+
+VARIANT_CASES = [
+    pytest.param(text, rules, depth, counts[depth - 1], id=f"{rules}-d{depth}")
+    for text, rules, counts in VARIANT_REFERENCE
+    for depth in (1, 2, 3)
+]
+
+
+@pytest.mark.parametrize(("text", "rules", "depth", "expected"), VARIANT_CASES)
+def test_reference_counts_with_moves_onto_face_down(
+    text: str, rules: str, depth: int, expected: int
+) -> None:
+    pos = parse_position(text)
+    before = (pos.to_string(), pos.hash)
+    assert perft(pos, VARIANT_RULES[rules], depth) == expected
+    assert (pos.to_string(), pos.hash) == before
+
+
+@pytest.mark.parametrize(
+    ("text", "rules", "depth", "expected"),
+    [
+        pytest.param(text, rules, depth, counts[depth - 1], id=f"{rules}-d{depth}")
+        for text, rules, counts in VARIANT_REFERENCE
+        for depth in (1, 2, 3)
+        if counts[depth - 1] <= PLAIN_D3_LIMIT
+    ],
+)
+def test_plain_perft_matches_the_variant_reference(
+    text: str, rules: str, depth: int, expected: int
+) -> None:
+    assert plain_perft(parse_state(text), depth, *plain_of(VARIANT_RULES[rules])) == expected
+
+
+@pytest.mark.parametrize(("text", "rules", "counts"), VARIANT_REFERENCE)
+def test_the_variant_changes_the_reference_counts(
+    text: str, rules: str, counts: tuple[int, int, int]
+) -> None:
+    off = VARIANT_RULES[rules].model_copy(update={"move_onto_face_down": False})
+    assert perft(parse_position(text), off, 1) < counts[0]
+    assert perft(parse_position(text), off, 2) < counts[1]
+
+
+def test_the_preset_hong_kong_forum_is_hong_kong_with_moves_onto_face_down() -> None:
+    forum = PRESETS["hong-kong-forum"]
+    assert forum.move_onto_face_down and not PRESETS["hong-kong"].move_onto_face_down
+    assert (forum.capture_order, forum.cannon_capture, forum.cannon_move) == (
+        "KRNCGMP",
+        "step",
+        "step",
+    )
+    assert forum.no_progress_limit == 100
+    assert not any(PRESETS[name].move_onto_face_down for name in PRESETS if name != forum.name)
+
+
+@pytest.mark.parametrize(("text", "rules"), [(text, rules) for text, rules, _ in VARIANT_REFERENCE])
+def test_divide_names_moves_onto_face_down_pieces(text: str, rules: str) -> None:
+    rule_set = VARIANT_RULES[rules]
+    pos = parse_position(text)
+    state = parse_state(text)
+    letters = [PIECE_ORDER[i] for i in range(14) if state.pool[i]]
+    rows = divide(pos, rule_set, 2)
+    counts = dict(rows)
+    assert len(counts) == len(rows) == perft(pos, rule_set, 1)
+    assert sum(counts.values()) == perft(pos, rule_set, 2)
+    onto = [name for name, _ in rows if "-" in name and name.endswith(")")]
+    assert onto, text
+    for name in onto:
+        # a2-a3(k): every piece type face down, once each, each with the plain count below
+        squares = name[: name.index("(")]
+        frm, to = (parse_square(part) for part in squares.split("-"))
+        assert state.board[to] == "X"
+        assert {row for row in counts if row.startswith(squares + "(")} == {
+            f"{squares}({letter})" for letter in letters
+        }
+        letter = name[-2]
+        child = after_reveal(state, (frm, to), letter, rule_set.capture_order)
+        assert counts[name] == plain_perft(child, 1, *plain_of(rule_set)), name
+    # the cannons that capture by jumping have none
+    for name in onto:
+        mover = state.board[parse_square(name[:2])]
+        assert not (mover in "Cc" and rule_set.cannon_capture == "jump"), name
+    assert parse_position(text).to_string() == pos.to_string()

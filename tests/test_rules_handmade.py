@@ -13,7 +13,7 @@ from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet
 from banqi_engine.squares import NUM_SQUARES, Square, square_name
 
-ALL_PRESETS = ("olympiad", "hong-kong", "taiwan-sliding-cannon", "casual")
+ALL_PRESETS = ("olympiad", "hong-kong", "taiwan-sliding-cannon", "casual", "hong-kong-forum")
 NO_POOL = "00000000000000"
 
 
@@ -70,7 +70,7 @@ def two_piece_position(attacker: str, target: str) -> str:
 @pytest.mark.parametrize("attacker", "KGMRNCP")
 @pytest.mark.parametrize("preset", ALL_PRESETS)
 def test_step_capture_table(preset: str, attacker: str, target: str, colour: str) -> None:
-    takes = HONG_KONG_TAKES if preset == "hong-kong" else JUMPING_TAKES
+    takes = HONG_KONG_TAKES if preset in ("hong-kong", "hong-kong-forum") else JUMPING_TAKES
     mover, victim = (attacker, target.lower()) if colour == "red" else (attacker.lower(), target)
     expected = {"b2-b1", "b2-a2", "b2-c2"}
     if attacker == "C" and preset == "taiwan-sliding-cannon":
@@ -232,7 +232,29 @@ def test_hong_kong_rook_takes_guard_and_minister_and_cannon_steps_onto_minister(
 @pytest.mark.parametrize("preset", ALL_PRESETS)
 def test_no_capture_of_face_down_and_moves_only_onto_empty_squares(preset: str) -> None:
     text = "----/----/----/----/----/----/XP--/RK-- r 00000001000000"
-    assert legal(text, preset) == {"b1-c1", "b2-b3", "b2-c2", "a2"}
+    expected = {"b1-c1", "b2-b3", "b2-c2", "a2"}
+    if PRESETS[preset].move_onto_face_down:
+        expected |= {"a1-a2", "b2-a2"}  # moves onto the face-down a2, not captures of it
+    assert legal(text, preset) == expected
+
+
+def test_moves_onto_face_down_pieces_exact_move_sets() -> None:
+    # red: a step cannon, a rook and a king around face-down squares; black: a pawn
+    text = "----/----/----/-X--/XCX-/-RX-/X-K-/---p r 02000000000003"
+    forum = legal(text, "hong-kong-forum")
+    assert forum == {
+        *("b4-b5", "b4-a4", "b4-c4"),  # cannon onto face-down b5, a4, c4
+        *("b3-a3", "b3-c3", "b3-b2"),  # rook: a3 empty, c3 face down, b2 empty
+        *("c2-c3", "c2-b2", "c2-d2", "c2-c1"),  # king: c3 face down
+        *("b5", "a4", "c4", "c3", "a2"),  # flips
+    }
+    # the same with cannons that jump: the cannon may not, the rest still may
+    jumping = RuleSet(name="jumping-onto", capture_order="KRNCGMP", move_onto_face_down=True)
+    assert fast_legal(text, jumping) == forum - {"b4-b5", "b4-a4", "b4-c4"}
+    assert legal(text, "hong-kong") == forum - {"b4-b5", "b4-a4", "b4-c4", "b3-c3", "c2-c3"}
+    # black's pawn on d1 has nothing face down next to it
+    black = text.replace(" r ", " b ")
+    assert legal(black, "hong-kong-forum") == {"d1-d2", "d1-c1", "b5", "a4", "c4", "c3", "a2"}
 
 
 @pytest.mark.parametrize("preset", ALL_PRESETS)

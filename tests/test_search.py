@@ -224,3 +224,61 @@ def test_short_search_beats_random() -> None:
         )
     )
     assert summarise(results).score >= 1.5
+
+
+# -- moves onto face-down pieces (hong-kong-forum) ----------------------------------------
+
+FORUM = PRESETS["hong-kong-forum"]
+
+
+def onto_face_down(game: Game) -> list[int]:
+    """The legal moves of the game's side to move onto face-down pieces."""
+    pos = game.position
+    return [m for m in game.legal_moves() if not is_flip(m) and pos.reveal_square(m) is not None]
+
+
+def test_reversible_hashes_restart_after_a_move_onto_a_face_down_piece() -> None:
+    text = "X---/----/----/----/----/-X--/-R--/k--K r 00000000100001"
+    game = Game(FORUM, parse_position(text))
+    game.play(move("d1-d2"))
+    game.play(move("a1-a2"))
+    assert len(reversible_hashes(game)) == 3
+    game.play(move("b2-b3"), 8)  # b3 shows a black guard: the rook takes it
+    assert reversible_hashes(game) == {game.position.hash}
+    game.play(move("a2-a1"))
+    assert len(reversible_hashes(game)) == 2
+
+
+def test_search_restores_its_position_with_moves_onto_face_down_pieces() -> None:
+    rng = random.Random(12)
+    searcher = Searcher(FORUM)
+    searched = 0
+    for plies in (12, 24, 36, 48, 60):
+        game = random_position(rng, FORUM, plies)
+        if game.outcome is not None or not onto_face_down(game):
+            continue
+        searched += 1
+        result = searcher.search(game.position, random.Random(0), max_depth=3)
+        assert result.move in game.legal_moves()
+        assert searcher.pos == game.position
+        assert searcher.pos.hash == Position(*_parts(game.position)).hash
+    assert searched >= 2
+
+
+def test_search_players_play_moves_onto_face_down_pieces_in_games() -> None:
+    # a node-limited search (deterministic) against the random player, whole games
+    onto = 0
+    for seed in range(2):
+        searching = SearchPlayer(FORUM, seed, max_depth=2, max_nodes=300, default_seconds=None)
+        layout = random_layout(random.Random(seed))
+        game = Game(FORUM)
+        players = (searching, make_player(0, seed, FORUM))
+        turn = 0
+        while game.outcome is None:
+            chosen = players[turn].choose(game, None)
+            assert chosen in game.legal_moves()
+            if turn == 0 and chosen in onto_face_down(game):
+                onto += 1
+            game.play(chosen, game.piece_shown(chosen, layout))
+            turn ^= 1
+    assert onto >= 1

@@ -4,13 +4,16 @@ legal, and exact where they should be (PVS, Star2 and aspiration change no value
 import random
 
 import pytest
+from plain_rules import after_reveal, board_text, parse_state, state_text
 
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
-from banqi_engine.moves import step_move
+from banqi_engine.movegen import generate_moves
+from banqi_engine.moves import is_flip, move_from, move_to, step_move
+from banqi_engine.pieces import PIECE_LETTERS
 from banqi_engine.position import Position, parse_position
-from banqi_engine.rules import PRESETS
-from banqi_engine.search import CHANCE_BOUND, Searcher
+from banqi_engine.rules import PRESETS, RuleSet
+from banqi_engine.search import AFTER_CHANCE, CHANCE_BOUND, FLIP_REDUCTION, Searcher
 from banqi_engine.search_config import DEFAULT_CONFIG, FEATURES, PLAIN_CONFIG, SearchConfig
 from banqi_engine.search_player import SearchPlayer
 from banqi_engine.selfplay import search_factory
@@ -138,37 +141,153 @@ def test_exact_features_keep_the_value_without_a_table(text: str) -> None:
 
 
 def chance_value(
-    searcher: Searcher, pos: Position, square: int, depth: int, alpha: float, beta: float
+    searcher: Searcher, pos: Position, move: int, depth: int, alpha: float, beta: float
 ) -> float:
+    """``_chance`` of ``move`` (a flip, or a move onto a face-down piece) from ``pos``."""
     searcher.search(pos, random.Random(0), max_depth=1)  # sets the searcher up on pos
-    return searcher._chance(square * 33, depth, alpha, beta, 0, 0)
+    return searcher._chance(move, depth, alpha, beta, 0, 0)
+
+
+def check_star2_at_chance_node(
+    plain: Searcher, star2: Searcher, pos: Position, move: int, depth: int
+) -> float:
+    """Star2's value of ``move`` equals the plain expectimax value in an open window, and
+    is a bound on the right side of a window that excludes it; the exact value."""
+    exact = chance_value(plain, pos, move, depth, -2 * CHANCE_BOUND, 2 * CHANCE_BOUND)
+    assert chance_value(star2, pos, move, depth, -2 * CHANCE_BOUND, 2 * CHANCE_BOUND) == (
+        pytest.approx(exact, abs=1e-6)
+    )
+    for alpha, beta in ((exact - 3, exact + 3), (exact + 1, exact + 4), (exact - 5, exact - 1)):
+        windowed = chance_value(plain, pos, move, depth, alpha, beta)
+        probed = chance_value(star2, pos, move, depth, alpha, beta)
+        if alpha < exact < beta:
+            assert windowed == pytest.approx(exact, abs=1e-6)
+            assert probed == pytest.approx(exact, abs=1e-6)
+        elif exact <= alpha:
+            assert windowed <= alpha + 1e-9 and probed <= alpha + 1e-9
+            assert probed >= exact - 1e-6
+        else:
+            assert windowed >= beta - 1e-9 and probed >= beta - 1e-9
+            assert probed <= exact + 1e-6
+    return exact
+
+
+def exact_searchers(rules: RuleSet) -> tuple[Searcher, Searcher]:
+    """Searchers without a table or pruning: plain expectimax, and with Star2 only."""
+    plain = Searcher(rules, config=SearchConfig(transposition=False, **NOTHING))
+    star2 = Searcher(rules, config=SearchConfig(transposition=False, **{**NOTHING, "star2": True}))
+    return plain, star2
 
 
 @pytest.mark.parametrize("text", SMALL_HIDDEN)
 def test_star2_matches_expectimax_at_chance_nodes(text: str) -> None:
     pos = parse_position(text)
-    plain = Searcher(OLYMPIAD, config=SearchConfig(transposition=False, **NOTHING))
-    star2 = Searcher(
-        OLYMPIAD, config=SearchConfig(transposition=False, **{**NOTHING, "star2": True})
-    )
+    plain, star2 = exact_searchers(OLYMPIAD)
     squares = [s for s in range(32) if pos.hidden >> s & 1]
     for square in squares[:2]:
-        exact = chance_value(plain, pos, square, 5, -2 * CHANCE_BOUND, 2 * CHANCE_BOUND)
-        assert chance_value(star2, pos, square, 5, -2 * CHANCE_BOUND, 2 * CHANCE_BOUND) == (
-            pytest.approx(exact, abs=1e-6)
+        check_star2_at_chance_node(plain, star2, pos, square * 33, 5)
+
+
+FORUM = PRESETS["hong-kong-forum"]
+SMALL_HIDDEN_FORUM = (
+    "X--X/-k--/-X--/-r--/-XP-/-G--/----/X-XK r 00001110000111",
+    "XX--/-gX-/--n-/----/--C-/-RX-/----/X--K b 00001100000111",
+    "X-X-/-X--/-gK-/----/--p-/--X-/-N--/X-Xk b 00001110000111",
+)
+"""Small positions under ``hong-kong-forum`` where the side to move may move onto a
+face-down piece (and the other side may, further down)."""
+
+
+def onto_face_down(pos: Position, rules: RuleSet) -> list[int]:
+    """The moves onto face-down pieces of the side to move."""
+    return [m for m in generate_moves(pos, rules) if not is_flip(m) and pos.reveal_square(m)]
+
+
+def expectimax(searcher: Searcher, pos: Position, move: int, depth: int) -> float:
+    """The expectation, weighted by the face-down pool, of the plain search's value of each
+    outcome of ``move`` (checked against the plain rules' outcome), as a chance node has it."""
+    searcher.search(pos, random.Random(0), max_depth=1)
+    state = parse_state(pos.to_string())
+    frm, to = move_from(move), move_to(move)
+    total = sum(pos.pool)
+    value = 0.0
+    for piece, count in enumerate(pos.pool):
+        if not count:
+            continue
+        letter = PIECE_LETTERS[piece]
+        searcher._make_outcome(move, piece)
+        expected = after_reveal(state, (frm, to), letter, searcher.rules.capture_order)
+        assert searcher.pos.to_string().split()[:3] == state_text(expected).split()
+        searcher.rep = {searcher.pos.hash}
+        child = -searcher._search(
+            depth - 1 - FLIP_REDUCTION, -2 * CHANCE_BOUND, 2 * CHANCE_BOUND, 1, AFTER_CHANCE, 0
         )
-        for alpha, beta in ((exact - 3, exact + 3), (exact + 1, exact + 4), (exact - 5, exact - 1)):
-            windowed = chance_value(plain, pos, square, 5, alpha, beta)
-            probed = chance_value(star2, pos, square, 5, alpha, beta)
-            if alpha < exact < beta:
-                assert windowed == pytest.approx(exact, abs=1e-6)
-                assert probed == pytest.approx(exact, abs=1e-6)
-            elif exact <= alpha:
-                assert windowed <= alpha + 1e-9 and probed <= alpha + 1e-9
-                assert probed >= exact - 1e-6
-            else:
-                assert windowed >= beta - 1e-9 and probed >= beta - 1e-9
-                assert probed <= exact + 1e-6
+        searcher.pos.unmake()
+        value += count / total * max(-CHANCE_BOUND, min(CHANCE_BOUND, child))
+    assert searcher.pos == pos
+    return value
+
+
+@pytest.mark.parametrize("text", SMALL_HIDDEN_FORUM)
+def test_star2_matches_expectimax_at_moves_onto_face_down_pieces(text: str) -> None:
+    pos = parse_position(text)
+    plain, star2 = exact_searchers(FORUM)
+    moves = onto_face_down(pos, FORUM)
+    assert moves, text
+    for move in moves[:2]:
+        exact = check_star2_at_chance_node(plain, star2, pos, move, 5)
+        assert exact == pytest.approx(expectimax(plain, pos, move, 5), abs=1e-6)
+    # and a flip there too, whose outcomes may themselves allow such moves
+    square = next(s for s in range(32) if pos.hidden >> s & 1)
+    check_star2_at_chance_node(plain, star2, pos, square * 33, 5)
+
+
+def test_the_whole_search_keeps_its_value_with_moves_onto_face_down_pieces() -> None:
+    # without the table PVS, Star2 and aspiration give the plain alpha-beta value exactly
+    base = SearchConfig(transposition=False, **NOTHING)
+    every = SearchConfig(transposition=False, **{f: f in EXACT_FEATURES for f in FEATURES})
+    for text in SMALL_HIDDEN_FORUM:
+        pos = parse_position(text)
+        reference = Searcher(FORUM, config=base).search(pos, random.Random(0), max_depth=4)
+        result = Searcher(FORUM, config=every).search(pos, random.Random(0), max_depth=4)
+        assert result.score == pytest.approx(reference.score, abs=1e-6), text
+
+
+def choice(text: str, depth: int, config: SearchConfig, seed: int) -> int:
+    return (
+        Searcher(FORUM, config=config)
+        .search(parse_position(text), random.Random(seed), max_depth=depth)
+        .move
+    )
+
+
+FACE_DOWN_NEIGHBOUR = {"b2": "G", "b3": "X", "d8": "X", "a8": "X", "a5": "X", "d1": "k", "c6": "K"}
+"""Red's guard on b2 next to the face-down b3; three more face-down squares far off."""
+
+
+def forum_text(squares: dict[str, str], pool: str) -> str:
+    board = ["-"] * 32
+    for name, letter in squares.items():
+        board[parse_square(name)] = letter
+    counts = "".join(str(pool.count(letter)) for letter in PIECE_LETTERS)
+    return f"{board_text(tuple(board))} r {counts}"
+
+
+@pytest.mark.parametrize("config", [DEFAULT_CONFIG, PLAIN_CONFIG], ids=["all", "plain"])
+def test_moves_onto_a_face_down_piece_when_it_wins_material_and_not_when_it_loses(
+    config: SearchConfig,
+) -> None:
+    # the same board: face down are only pieces the guard takes (it moves onto b3), or
+    # only pieces that take the guard (it goes away from b3, and does not flip b3 either)
+    weak = forum_text(FACE_DOWN_NEIGHBOUR, "pgmp")
+    strong = forum_text(FACE_DOWN_NEIGHBOUR, "rncr")
+    onto = move("b2-b3")
+    assert onto in generate_moves(parse_position(strong), FORUM)
+    for depth in (1, 3, 5):
+        for seed in range(2):
+            assert choice(weak, depth, config, seed) == onto
+            chosen = choice(strong, depth, config, seed)
+            assert chosen not in (onto, parse_square("b3") * 33), (depth, seed)
 
 
 def test_search_factory_makes_players_with_the_config() -> None:
