@@ -164,6 +164,7 @@ BRUTE_MATERIALS = {
     "hong-kong": ("KvC", "CvG", "CCvP"),
     "taiwan-sliding-cannon": ("CvR", "NvP", "CCvP"),
     "casual": ("GvN", "PvP", "KvPP"),
+    "hong-kong-forum": ("RvG", "CvP"),  # nothing face down: moves onto such pieces never come
 }
 
 

@@ -153,7 +153,7 @@ def test_windows_lines_junk_and_showboard() -> None:
     assert engine.read_line() == b"=17\n"
     refusal = engine.read_line()
     assert refusal is not None and refusal.startswith(b"?11 ")
-    assert engine.read_line() == b"?99 unknown command id 99 (known: 0..19)\n"
+    assert engine.read_line() == b"?99 unknown command id 99 (known: 0..20)\n"
     status, stderr = engine.finish()
     assert status == 0
     assert b"1 X X X X" in stderr
