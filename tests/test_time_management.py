@@ -12,7 +12,6 @@ import pytest
 
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
-from banqi_engine.moves import is_flip
 from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED
 from banqi_engine.players import RandomPlayer, make_player
 from banqi_engine.position import Position, parse_position
@@ -31,6 +30,7 @@ from banqi_engine.time_manager import (
     moves_left,
     per_move_budget,
 )
+from protocol.echo import echo_command
 from protocol.engine_loop import DctpEngine, genmove_budget
 from protocol.messages import Command, parse_genmove_payload, parse_reply_line
 
@@ -233,15 +233,13 @@ def play_on_a_clock(seed: int, total_ms: int, move_ms: int | None) -> tuple[Game
                 assert move is not None and move in game.legal_moves()
             else:
                 move = opponent.choose(game, None)
-            piece = layout[move >> 5] if is_flip(move) else None
+            piece = game.piece_shown(move, layout)
+            echo = echo_command(game.position, game.rules, move, piece)
             game.play(move, piece)
             if mover == UNDECIDED:
                 assert piece is not None
                 mover = piece // 7
-            if piece is not None:
-                engine.ask(Command.flip(move >> 5, piece))
-            else:
-                engine.ask(Command.move(move >> 5, move & 31))
+            engine.ask(echo)
             if engine_turn:
                 engine.ask(Command.time_left(mover, max(0, round(clock * 1000))))
             engine_turn = not engine_turn
