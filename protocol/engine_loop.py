@@ -284,9 +284,7 @@ class DctpEngine:
         try:
             self.game.check(move, piece)
         except BanqiError as error:
-            raise _Refusal(str(error)) from None
-        if self.game.position.reveal_square(move) is None:
-            raise _Refusal(f"reveal_move: {args[1]} is not face down")
+            raise _Refusal(str(error)) from None  # also: a square that is not face down
         mover = self.game.position.board[frm]
         went = takes_revealed(self.rules, mover, piece)
         if went != (args[3] == REVEAL_OUTCOMES[0]):
