@@ -6,7 +6,7 @@ import click
 
 from banqi_engine.endgame import EndgameTables, material_name, parse_material
 from banqi_engine.endgame_build import Material
-from banqi_engine.errors import BanqiError
+from banqi_engine.errors import RulesInputError
 from banqi_engine.rules import RuleSet
 
 from .options import rules_option
@@ -19,7 +19,7 @@ def _material(
 ) -> list[Material]:
     try:
         return [parse_material(value) for value in values or DEFAULT_MATERIALS]
-    except BanqiError as error:
+    except RulesInputError as error:
         raise click.BadParameter(str(error), ctx, param) from None
 
 
@@ -45,7 +45,7 @@ def bench_endgame_command(rules: RuleSet, materials: list[Material]) -> None:
         start = time.perf_counter()
         try:
             tables.build(material)
-        except BanqiError as error:
+        except RulesInputError as error:
             raise click.ClickException(str(error)) from None
         total = time.perf_counter() - start
         stats = tables.built(material)

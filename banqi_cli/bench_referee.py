@@ -3,7 +3,7 @@
 import click
 
 from banqi_engine.rules import RuleSet
-from tournaments.bench import bench_referee
+from tournaments.referee_bench import bench_referee
 
 from .options import rules_option
 

@@ -6,13 +6,13 @@ import click
 
 from banqi_engine.players import MAX_LEVEL
 from banqi_engine.rules import RuleSet
-from banqi_engine.selfplay import GameResult, iter_match, level_factory, summarise
+from banqi_engine.selfplay import SelfPlayGame, iter_match, level_factory, summarise
 from tournaments.elo import EloEstimate, pentanomial_elo
 
 from .options import FiniteFloatRange, rules_option
 
 
-def pair_counts(results: Sequence[GameResult]) -> list[int]:
+def pair_counts(results: Sequence[SelfPlayGame]) -> list[int]:
     """Player A's complete pairs by their score, ``[LL, LD, DD+WL, WD, WW]``."""
     scores: dict[int, list[float]] = {}
     for result in results:

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import click
 
+from banqi_common.errors import InputError
 from referee.deal_book import MAX_DEALS, make_deal_book, write_deal_book
 from referee.deals import new_seed
-from referee.errors import InputError
 
 from .options import key_file_option, referee_key, seed_words
 

@@ -8,10 +8,10 @@ from urllib.parse import quote
 import click
 from pydantic import ValidationError
 
+from banqi_common.errors import InputError
 from referee.deals import key_locations
 from referee.engine_spec import EngineSpec, default_name, split_command
 from referee.engine_start import EngineFactory, process_engines
-from referee.errors import InputError
 from referee.sandbox import (
     INSTALL_HINT,
     Isolation,
@@ -128,10 +128,10 @@ def gui_command(
     prints carries a token: only a browser that opened it may use the server.
     """
     try:
-        from gui.app import GuiConfig
-        from gui.play_settings import PlayOptions, engine_choices
-        from gui.server import address, listen, serve
-        from gui.watch import RunFolders
+        from banqi_gui.app import GuiConfig
+        from banqi_gui.play_settings import PlayOptions, engine_choices
+        from banqi_gui.server import address, listen, serve
+        from banqi_gui.watch import RunFolders
     except ImportError as error:
         raise click.ClickException(
             f"the GUI needs packages that are not installed ({error.name}): {GUI_EXTRA}"

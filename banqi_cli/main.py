@@ -4,7 +4,7 @@ from typing import Any
 
 import click
 
-from banqi_engine import __version__
+from banqi_common.version import VERSION
 
 from .bench_endgame import bench_endgame_command
 from .bench_referee import bench_referee_command
@@ -32,7 +32,7 @@ class _Commands(click.Group):
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="banqi")
+@click.version_option(VERSION, prog_name="banqi")
 def cli() -> None:
     """Chinese Dark Chess (banqi) toolkit: engine, referee, tournaments."""
 

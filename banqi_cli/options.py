@@ -12,16 +12,16 @@ import annotated_types
 import click
 from pydantic import BaseModel
 
-from banqi_engine.errors import BanqiError
+from banqi_common.errors import InputError
+from banqi_common.interrupt import run_interruptible
+from banqi_engine.errors import RulesInputError
 from banqi_engine.rules import DEFAULT_RULES, PRESETS, RuleSet, resolve_rules
 from referee.deal_book import LoadedBook, read_deal_book
 from referee.deals import KeyFileError, key_locations, load_referee_key
 from referee.engine_check import EngineCheckError, check_engines
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, process_engines, start_engine_process
-from referee.errors import InputError
 from referee.game_setup import GameSetup
-from referee.interrupt import run_interruptible
 from referee.record import GameRecord
 from referee.sandbox import (
     INSTALL_HINT,
@@ -54,7 +54,7 @@ class RulesType(click.ParamType):  # type: ignore[type-arg]
             return value
         try:
             return resolve_rules(str(value))
-        except BanqiError as error:
+        except RulesInputError as error:
             self.fail(str(error), param, ctx)
 
 

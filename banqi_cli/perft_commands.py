@@ -2,11 +2,11 @@
 
 import click
 
-from banqi_engine.bench import bench_perft, bench_search, engine_build
-from banqi_engine.errors import BanqiError
+from banqi_engine.errors import RulesInputError
 from banqi_engine.perft import divide, perft
 from banqi_engine.position import parse_position
 from banqi_engine.rules import RuleSet
+from banqi_engine.speed_bench import bench_perft, bench_search, engine_build
 
 from .options import FiniteFloatRange, PositionCommand, rules_option
 
@@ -25,7 +25,7 @@ def perft_command(position: str, depth: int, rules: RuleSet, show_divide: bool) 
     """
     try:
         pos = parse_position(position)
-    except BanqiError as error:
+    except RulesInputError as error:
         raise click.ClickException(f"bad POSITION: {error}") from None
     if show_divide and depth >= 1:
         rows = divide(pos, rules, depth)

@@ -6,14 +6,13 @@ from pathlib import Path
 import click
 from pydantic import ValidationError
 
-from banqi_engine.errors import BanqiError
+from banqi_common.errors import InputError
+from banqi_common.interrupt import run_interruptible
+from banqi_engine.errors import RulesInputError
 from banqi_engine.rules import RuleSet
 from referee.deal_book import LoadedBook
 from referee.deals import new_seed
 from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
-from referee.errors import InputError
-from referee.interrupt import run_interruptible
-from referee.match import MatchConfig, match_setups
 from referee.reasons import Reason
 from referee.record import GameRecord, read_record
 from referee.replay import ReplayReport, replay_game_record, replay_text_record
@@ -22,10 +21,11 @@ from referee.text_record import read_text_record
 from referee.timecontrol import TimeControl
 from tournaments.from_records import head_to_head_from_records
 from tournaments.match import open_match, run_match, score_tracker, start_match_folder
+from tournaments.match_config import MatchConfig, match_setups
 from tournaments.match_score import (
     DEFAULT_POINTS,
     MatchScore,
-    Outcome,
+    MatchVerdict,
     PointsScheme,
     ScoreTracker,
     parse_points,
@@ -260,7 +260,7 @@ def match_command(
         result = tracker.result()
         click.echo(result.summary)
         later = len(finished) - result.games
-        if result.outcome in (Outcome.WON, Outcome.DRAWN) and later > 0:
+        if result.outcome in (MatchVerdict.WON, MatchVerdict.DRAWN) and later > 0:
             click.echo(
                 f"  {later} later game(s), started before the match was decided, not counted"
             )
@@ -375,7 +375,7 @@ def replay_command(record: Path, rules: RuleSet | None) -> None:
             text = read_text_record(record)
             report = replay_text_record(text, rules or RulesType().convert("olympiad", None, None))
             recorded = text.result_line or "(no result line)"
-    except (BanqiError, InputError, OSError) as error:
+    except (RulesInputError, InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
     _print_report(report, recorded)
     if not report.ok:

@@ -6,12 +6,12 @@ from pathlib import Path
 import click
 from pydantic import ValidationError
 
+from banqi_common.errors import InputError
+from banqi_common.interrupt import run_interruptible
 from banqi_engine.rules import RuleSet
 from referee.deal_book import LoadedBook
 from referee.deals import new_seed
 from referee.engine_spec import EngineSpec
-from referee.errors import InputError
-from referee.interrupt import run_interruptible
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
 from tournaments.sprt import EloModel, SprtStatus, SprtTest, Verdict

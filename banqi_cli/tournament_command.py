@@ -9,12 +9,12 @@ from typing import Any
 
 import click
 
-from banqi_engine.errors import BanqiError
+from banqi_common.errors import InputError
+from banqi_engine.errors import RulesInputError
 from banqi_engine.rules import RuleSet
 from referee.deal_book import LoadedBook
 from referee.engine_spec import split_command
 from referee.engine_start import EngineFactory
-from referee.errors import InputError
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
 from tournaments.cluster import Cluster
@@ -335,7 +335,7 @@ def tournament_command(
                 config.sandbox, key_file, out, config.engines, quiet=quiet, deal_book=deals
             )
             standings = play_tournament(config, out, key, where, log_traffic, quiet, book)
-    except (BanqiError, InputError, OSError) as error:
+    except (RulesInputError, InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:
         click.echo(

@@ -8,13 +8,13 @@ from typing import Final
 
 import click
 
+from banqi_common.errors import InputError
+from banqi_common.interrupt import run_interruptible
 from banqi_engine.eval_params import EvalParams, ParamsError, params_with
 from banqi_engine.rules import RuleSet
 from referee.deals import new_seed
 from referee.engine_spec import EngineSpecError, split_command
 from referee.engine_start import EngineFactory
-from referee.errors import InputError
-from referee.interrupt import run_interruptible
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
 from tournaments.state import locked_run

@@ -3,5 +3,3 @@
 The rules live here and nowhere else: rule sets, positions, move generation,
 the end of a game, perft. The referee, the protocol and the tests all use them.
 """
-
-__version__ = "0.1.0"

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .endgame_build import BuildTimeout, Material, Table, build_table, capture_children
-from .errors import BanqiError
+from .errors import RulesInputError
 from .movegen import generate_moves
 from .moves import Move
 from .pieces import EMPTY, FULL_POOL, NUM_KINDS, NUM_PIECES, PIECE_LETTERS, UNDECIDED, Piece
@@ -81,17 +81,17 @@ def parse_material(text: str) -> Material:
     """A material written like ``KPvG``: red kinds, ``v``, black kinds (either case)."""
     red, sep, black = text.partition("v")
     if not sep or not (red or black):
-        raise BanqiError(f"material {text!r}: expected red kinds, 'v', black kinds, e.g. KPvG")
+        raise RulesInputError(f"material {text!r}: expected red kinds, 'v', black kinds, e.g. KPvG")
     pieces: list[Piece] = []
     for colour, kinds in enumerate((red, black)):
         for letter in kinds.upper():
             kind = PIECE_LETTERS.find(letter)
             if not 0 <= kind < NUM_KINDS:
-                raise BanqiError(f"material {text!r}: {letter!r} is not a kind (KGMRNCP)")
+                raise RulesInputError(f"material {text!r}: {letter!r} is not a kind (KGMRNCP)")
             pieces.append(colour * NUM_KINDS + kind)
     for piece in set(pieces):
         if pieces.count(piece) > FULL_POOL[piece]:
-            raise BanqiError(
+            raise RulesInputError(
                 f"material {text!r}: {pieces.count(piece)} of {PIECE_LETTERS[piece]!r}, but a "
                 f"set has {FULL_POOL[piece]}"
             )
@@ -150,7 +150,7 @@ class EndgameTables:
         ``seconds``; return whether all are built (tables finished in time are kept)."""
         material = tuple(sorted(material))
         if not 1 <= len(material) <= MAX_PIECES:
-            raise BanqiError(
+            raise RulesInputError(
                 f"material {material_name(material)} has {len(material)} pieces; "
                 f"tables hold 1 to {MAX_PIECES}"
             )

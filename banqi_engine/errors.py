@@ -1,17 +1,19 @@
 """Exceptions raised by the rules package."""
 
+from banqi_common.errors import BanqiError
 
-class BanqiError(ValueError):
+
+class RulesInputError(BanqiError, ValueError):
     """Base class: bad input to the rules (a position, a move, a rule set)."""
 
 
-class PositionError(BanqiError):
+class PositionError(RulesInputError):
     """A position string (or board field) that cannot describe a legal state."""
 
 
-class MoveError(BanqiError):
+class MoveError(RulesInputError):
     """A move string that does not parse, or a move that is illegal where it is played."""
 
 
-class RulesError(BanqiError):
+class RulesError(RulesInputError):
     """An unknown rule-set name or a rule-set file with bad fields."""

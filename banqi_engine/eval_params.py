@@ -11,10 +11,10 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import BanqiError
+from .errors import RulesInputError
 
 
-class ParamsError(BanqiError):
+class ParamsError(RulesInputError):
     """An unknown parameter name, or a value that is not a number within its bounds."""
 
 

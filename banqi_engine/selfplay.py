@@ -24,7 +24,7 @@ PlayerFactory = Callable[[int], Player]
 
 
 @dataclass(frozen=True, slots=True)
-class GameResult:
+class SelfPlayGame:
     """One finished game of a match, seen from player A."""
 
     index: int
@@ -102,7 +102,7 @@ def iter_match(
     *,
     seconds: float | None,
     seed: int = 0,
-) -> Iterator[GameResult]:
+) -> Iterator[SelfPlayGame]:
     """Play ``games`` games between A and B, yielding each result as it ends."""
     rng = random.Random(seed)
     layout: list[Piece] = []
@@ -125,7 +125,7 @@ def iter_match(
         winner = None
         if outcome.winner is not None:
             winner = "A" if outcome.winner == a_colour else "B"
-        yield GameResult(
+        yield SelfPlayGame(
             index,
             pair,
             a_first,
@@ -137,7 +137,7 @@ def iter_match(
         )
 
 
-def summarise(results: list[GameResult]) -> MatchSummary:
+def summarise(results: list[SelfPlayGame]) -> MatchSummary:
     """Player A's wins, draws and losses."""
     wins = sum(1 for r in results if r.winner == "A")
     losses = sum(1 for r in results if r.winner == "B")

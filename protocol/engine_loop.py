@@ -36,8 +36,8 @@ from typing import Final, TextIO
 
 from pydantic import ValidationError
 
-from banqi_engine import __version__
-from banqi_engine.errors import BanqiError
+from banqi_common.version import VERSION
+from banqi_engine.errors import RulesInputError
 from banqi_engine.game import Game
 from banqi_engine.moves import Move, flip_move, is_flip, step_move
 from banqi_engine.pieces import (
@@ -135,7 +135,7 @@ class DctpEngine:
         *,
         board_stream: TextIO | None = None,
         name: str = ENGINE_NAME,
-        version: str = __version__,
+        version: str = VERSION,
     ) -> None:
         """``board_stream`` receives ``showboard`` diagrams (never the reply stream)."""
         self.rules = rules
@@ -255,7 +255,7 @@ class DctpEngine:
         for number, ply in enumerate(old.plies, start=1):
             try:
                 game.play_ply(ply)
-            except BanqiError as error:
+            except RulesInputError as error:
                 raise _Refusal(
                     f"{command}: ply {number} of this game is illegal under those rules "
                     f"({error}); send it before the game or after reset_board"
@@ -283,7 +283,7 @@ class DctpEngine:
         move, piece = step_move(frm, to), piece_from_letter(args[2])
         try:
             self.game.check(move, piece)
-        except BanqiError as error:
+        except RulesInputError as error:
             raise _Refusal(str(error)) from None  # also: a square that is not face down
         mover = self.game.position.board[frm]
         went = takes_revealed(self.rules, mover, piece)
@@ -301,7 +301,7 @@ class DctpEngine:
         ended = self.game.outcome is not None
         try:
             self.game.play(move, piece)
-        except BanqiError as error:
+        except RulesInputError as error:
             raise _Refusal(str(error)) from None
         self._side_assumed = False
         if undecided and is_flip(move) and piece is not None:
@@ -372,7 +372,7 @@ class DctpEngine:
     def _init_board(self, args: tuple[str, ...]) -> str:
         try:
             position, assumed = _init_board_position(args)
-        except BanqiError as error:
+        except RulesInputError as error:
             raise _Refusal(f"init_board: {error}") from None
         self.game = Game(self.rules, position, play_past_end=True)
         self._side_assumed = assumed

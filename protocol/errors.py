@@ -1,7 +1,9 @@
 """Exceptions of the DCTP layer."""
 
+from banqi_common.errors import BanqiError
 
-class ProtocolError(Exception):
+
+class ProtocolError(BanqiError):
     """Base class of every DCTP error."""
 
 

@@ -29,11 +29,11 @@ from typing import Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from banqi_common.errors import InputError
 from banqi_engine.errors import PositionError
 from banqi_engine.layout import format_layout, parse_layout
 
 from .deals import Deal, DealBookRef, book_secret, layout_from_secret
-from .errors import InputError
 
 BOOK_FORMAT: Final = "banqi-deals/1"
 MAX_DEALS: Final = 100_000

@@ -26,10 +26,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from banqi_common.errors import InputError
 from banqi_engine.layout import random_layout
 from banqi_engine.pieces import Piece
-
-from .errors import InputError
 
 KEY_ENV = "BANQI_REFEREE_KEY"
 KEY_BYTES = 32

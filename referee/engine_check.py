@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Final
 
+from banqi_common.errors import InputError
 from banqi_engine.rules import RuleSet
 from protocol.connection import EngineConnection
 from protocol.errors import EngineError
@@ -17,7 +18,6 @@ from protocol.messages import COMMAND_NAMES, Command, CommandId
 
 from .engine_spec import EngineSpec
 from .engine_start import EngineFactory
-from .errors import InputError
 from .rules_told import must_be_told
 
 CHECKS_AT_ONCE: Final = 4

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .errors import InputError
+from banqi_common.errors import InputError
 
 NAME_LIMIT = 80
 """Longest engine name, in characters."""

@@ -20,9 +20,9 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from banqi_common.errors import InputError
 from banqi_engine.rules import RuleSet
 
-from .errors import InputError
 from .game_setup import GameSetup
 from .record import PlayerInfo, PlyRecord
 from .timecontrol import TimeControl

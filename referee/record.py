@@ -23,16 +23,16 @@ from pydantic import (
     model_validator,
 )
 
+from banqi_common.atomic import write_atomic
+from banqi_common.errors import InputError
 from banqi_engine.errors import MoveError
 from banqi_engine.layout import format_layout
 from banqi_engine.moves import move_from
 from banqi_engine.notation import format_hidden_flip, format_hidden_reveal, parse_ply
 from banqi_engine.rules import RuleSet
 
-from .atomic import write_atomic
 from .deals import Deal, DealBookRef, dealt
 from .engine_spec import EngineSpec
-from .errors import InputError
 from .game_setup import GameSetup
 from .reasons import Reason, counts_as_failure
 from .sandbox import Isolation

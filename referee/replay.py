@@ -7,7 +7,7 @@ each ply's shape; not the pieces its flips revealed, nor its captures, nor its e
 
 from dataclasses import dataclass, field
 
-from banqi_engine.errors import BanqiError
+from banqi_engine.errors import RulesInputError
 from banqi_engine.game import Game, Outcome
 from banqi_engine.layout import parse_layout
 from banqi_engine.notation import Ply, format_flip, parse_ply
@@ -87,7 +87,7 @@ def _replay(
                     colours[mover] = colour_of(piece)
                     colours[1 - mover] = opponent(colour_of(piece))
             game.play(ply.move, piece)
-        except BanqiError as error:
+        except RulesInputError as error:
             report.problems.append(f"ply {number} ({text}) is illegal: {error}")
             break
         report.plies_checked = number
@@ -102,14 +102,16 @@ def _shown_piece(ply: Ply, square: Square, layout: list[Piece] | None) -> Piece:
     piece = ply.piece
     if layout is not None:
         if piece is not None and piece != layout[square]:
-            raise BanqiError(
+            raise RulesInputError(
                 f"the ply shows {PIECE_LETTERS[piece]!r} but the layout has "
                 f"{format_flip(square, layout[square])}"
             )
         piece = layout[square]
     if piece is None:
         example = "b6(K)" if ply.is_flip else "a2-a3(k)"
-        raise BanqiError(f"a ply that turns a piece up must show it in a record, like {example}")
+        raise RulesInputError(
+            f"a ply that turns a piece up must show it in a record, like {example}"
+        )
     return piece
 
 
@@ -170,7 +172,7 @@ def _replay_withheld(record: GameRecord, rules: RuleSet) -> ReplayReport:
             break
         try:
             board.play(parse_ply(ply.move))
-        except BanqiError as error:
+        except RulesInputError as error:
             report.problems.append(f"ply {number} ({ply.move}) is illegal: {error}")
             break
         report.plies_checked = number

@@ -23,7 +23,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
-from .errors import InputError
+from banqi_common.errors import InputError
+
 from .sandbox_view import EngineView
 
 PRIVATE_TMP: Final = Path("/tmp")

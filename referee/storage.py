@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
+from banqi_common.atomic import write_atomic
 from banqi_engine.position import Position
 
-from .atomic import write_atomic
 from .record import GameRecord, write_record
 from .text_record import format_text_record
 

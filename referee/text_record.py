@@ -24,7 +24,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Final
 
-from banqi_engine.errors import BanqiError
+from banqi_common.errors import InputError
+from banqi_engine.errors import RulesInputError
 from banqi_engine.moves import move_from
 from banqi_engine.notation import parse_ply
 from banqi_engine.pieces import (
@@ -41,7 +42,6 @@ from banqi_engine.pieces import (
 from banqi_engine.position import Position, check_consistency
 from banqi_engine.squares import NUM_FILES, NUM_RANKS, NUM_SQUARES, ranks_top_down, square_at
 
-from .errors import InputError
 from .reasons import Reason
 from .record import GameRecord
 
@@ -123,7 +123,7 @@ def parse_text_record(text: str) -> TextRecord:
     side = _guess_side(board, body.moves) if face_up else UNDECIDED
     try:
         check_consistency(board, pool, side)
-    except BanqiError as error:
+    except RulesInputError as error:
         raise TextRecordError(f"text record start position: {error}") from None
     start = Position(board, pool, side)
     return TextRecord(
@@ -242,7 +242,7 @@ def _guess_side(board: list[SquareState], moves: list[str]) -> Colour:
     if moves:
         try:
             ply = parse_ply(moves[0])
-        except BanqiError:
+        except RulesInputError:
             return RED
         if not ply.is_flip:
             state = board[move_from(ply.move)]

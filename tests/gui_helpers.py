@@ -5,9 +5,9 @@ from typing import Any, Final
 
 from banqi_engine.players import make_player
 from banqi_engine.rules import PRESETS
-from gui.app import GuiConfig
-from gui.play_settings import PlayOptions, engine_choices
-from gui.watch import RunFolders
+from banqi_gui.app import GuiConfig
+from banqi_gui.play_settings import PlayOptions, engine_choices
+from banqi_gui.watch import RunFolders
 from protocol.engine_loop import DctpEngine
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, in_process_engines

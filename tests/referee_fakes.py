@@ -22,10 +22,10 @@ from pathlib import Path
 from banqi_engine.rules import PRESETS
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
-from referee.match import MatchConfig
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
 from tournaments.match import open_match, run_match, start_match_folder
+from tournaments.match_config import MatchConfig
 from tournaments.runner import RunEvents, RunOptions
 
 FAKE_TEMPLATE = r"""

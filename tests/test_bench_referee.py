@@ -4,7 +4,7 @@ from click.testing import CliRunner
 
 from banqi_cli.main import cli
 from banqi_engine.rules import PRESETS
-from tournaments.bench import bench_referee
+from tournaments.referee_bench import bench_referee
 
 
 def test_bench_referee_counts_the_plies_of_its_games() -> None:

@@ -8,12 +8,12 @@ from banqi_cli.bench_strength import pair_counts
 from banqi_cli.main import cli
 from banqi_engine.pieces import BLACK, RED
 from banqi_engine.players import MAX_LEVEL
-from banqi_engine.selfplay import GameResult
+from banqi_engine.selfplay import SelfPlayGame
 
 
-def result(index: int, winner: str | None) -> GameResult:
+def result(index: int, winner: str | None) -> SelfPlayGame:
     pair, second = divmod(index, 2)
-    return GameResult(index, pair, not second, RED if second else BLACK, winner, "", "", 10)
+    return SelfPlayGame(index, pair, not second, RED if second else BLACK, winner, "", "", 10)
 
 
 def test_pairs_are_counted_by_their_score_and_a_half_pair_is_left_out() -> None:

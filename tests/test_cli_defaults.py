@@ -9,9 +9,9 @@ from pydantic import BaseModel
 from banqi_cli.referee_commands import match_command
 from banqi_cli.tournament_command import tournament_command
 from referee.game_setup import GameSetup
-from referee.match import MatchConfig
 from referee.timecontrol import TimeControl
 from tournaments.config import TournamentConfig
+from tournaments.match_config import MatchConfig
 
 OPTIONS: list[tuple[click.Command, str, type[BaseModel], str]] = [
     (match_command, "games", MatchConfig, "games"),

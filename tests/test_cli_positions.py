@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from banqi_cli.main import cli
-from banqi_engine.bench import BENCH_POSITIONS
+from banqi_engine.speed_bench import BENCH_POSITIONS
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 DASHED = "-M-P/GX-c/P---/-X--/-X-N/n-X-/-gXM/RX-- b 01000100001111"

@@ -31,9 +31,9 @@ from referee.deal_book import (
 )
 from referee.deals import layout_from_secret
 from referee.engine_spec import EngineSpec
-from referee.match import MatchConfig
 from tournaments.config import TournamentConfig
 from tournaments.match import MATCH_FILE, open_match, start_match_folder
+from tournaments.match_config import MatchConfig
 from tournaments.play import prepare
 from tournaments.runner import RunEvents, RunOptions, RunSettings, run_scheduled
 from tournaments.schedule import schedule

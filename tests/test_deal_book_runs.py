@@ -26,13 +26,13 @@ from banqi_engine.rules import PRESETS
 from referee.deal_book import LoadedBook, make_deal_book, read_deal_book, write_deal_book
 from referee.deals import layout_from_secret
 from referee.engine_spec import EngineSpec
-from referee.match import MatchConfig
 from referee.record import GameRecord, read_record
 from referee.replay import replay_game_record
 from referee.sandbox import Isolation, working_isolations
 from referee.storage import record_path
 from tournaments.config import TournamentConfig
 from tournaments.match import open_match, run_match, start_match_folder
+from tournaments.match_config import MatchConfig
 from tournaments.play import prepare
 from tournaments.runner import RunEvents, RunOptions, run_games
 from tournaments.state import start_run_folder

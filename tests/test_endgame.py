@@ -24,7 +24,7 @@ from banqi_engine.endgame import (
 )
 from banqi_engine.endgame_bits import Space, index_of
 from banqi_engine.endgame_build import Material, MaterialMoves, capture_children
-from banqi_engine.errors import BanqiError
+from banqi_engine.errors import RulesInputError
 from banqi_engine.movegen import generate_moves
 from banqi_engine.moves import Move
 from banqi_engine.pieces import BLACK, EMPTY, RED
@@ -470,9 +470,9 @@ def test_materials_by_name() -> None:
     assert parse_material("kpvg") == material
     assert material_name(material_of(at("Ka1 Pa2 gb1", BLACK))) == "KPvG"
     for bad in ("KPG", "KXvG", "v"):
-        with pytest.raises(BanqiError):
+        with pytest.raises(RulesInputError):
             parse_material(bad)
-    with pytest.raises(BanqiError):
+    with pytest.raises(RulesInputError):
         EndgameTables(PRESETS["olympiad"]).build(parse_material("KPvGPP"))
     assert MAX_PIECES == 4
 
@@ -493,7 +493,7 @@ def test_bench_command() -> None:
 
 @pytest.mark.parametrize(("text", "problem"), [("KKvP", "2 of 'K'"), ("vPPPPPP", "6 of 'p'")])
 def test_a_material_no_set_has_is_refused(text: str, problem: str) -> None:
-    with pytest.raises(BanqiError, match=problem):
+    with pytest.raises(RulesInputError, match=problem):
         parse_material(text)
 
 

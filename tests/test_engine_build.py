@@ -12,8 +12,8 @@ import banqi_engine.movegen
 import banqi_engine.position
 import banqi_engine.search
 from banqi_cli.main import cli
-from banqi_engine.bench import BENCH_POSITIONS, BenchPosition, engine_build, engine_compiled
 from banqi_engine.search import SearchResult
+from banqi_engine.speed_bench import BENCH_POSITIONS, BenchPosition, engine_build, engine_compiled
 
 
 def _is_extension(path: str) -> bool:

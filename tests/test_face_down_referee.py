@@ -13,6 +13,7 @@ from in_process_engines import engine_spec, in_process
 from referee_fakes import Fake, play, survivors, write_fake
 
 from banqi_cli.main import cli
+from banqi_common.errors import InputError
 from banqi_engine.errors import MoveError
 from banqi_engine.notation import parse_ply
 from banqi_engine.perft import divide
@@ -23,7 +24,6 @@ from protocol.engine_loop import DctpEngine
 from protocol.messages import Reply, rule_set_from_payload, rule_set_payload
 from referee.engine_check import EngineCheckError, check_engines
 from referee.engine_start import start_engine_process
-from referee.errors import InputError
 from referee.reasons import Reason
 from referee.record import GameRecord
 from referee.replay import replay_game_record, replay_text_record

@@ -32,7 +32,7 @@ from tournaments.reports import (
     format_standings_text,
     report_json,
 )
-from tournaments.results import GameResult, Standings
+from tournaments.results import ScoredGame, Standings
 from tournaments.runner import RunEvents, RunOptions, run_games
 from tournaments.schedule import schedule
 from tournaments.standings import compute_standings, head_to_head
@@ -131,8 +131,8 @@ def test_bad_gauntlets_are_named(format_: str, marked: str, expected: str) -> No
     assert expected in str(error.value)
 
 
-def game(first: str, second: str, winner: int | None, pair: int) -> GameResult:
-    return GameResult(first=first, second=second, winner=winner, pair=pair)
+def game(first: str, second: str, winner: int | None, pair: int) -> ScoredGame:
+    return ScoredGame(first=first, second=second, winner=winner, pair=pair)
 
 
 RESULTS = [

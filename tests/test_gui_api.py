@@ -17,14 +17,14 @@ pytest.importorskip("httpx2", reason="the GUI tests need: pip install -e '.[test
 from gui_helpers import HEADERS, TOKEN, builtin_loop, gui_config, hidden_squares
 from starlette.testclient import TestClient
 
-import gui.session
+import banqi_gui.session
 from banqi_engine.game import Game
 from banqi_engine.notation import parse_ply
 from banqi_engine.pieces import PIECE_LETTERS
 from banqi_engine.position import Position
 from banqi_engine.rules import PRESETS, takes_revealed
-from gui.app import create_app
-from gui.board_view import action_kind, legal_actions, taken_piece
+from banqi_gui.app import create_app
+from banqi_gui.board_view import action_kind, legal_actions, taken_piece
 from protocol.connection import EngineConnection
 from protocol.engine_loop import DctpEngine
 from protocol.errors import EngineStartError
@@ -292,7 +292,7 @@ def reveals(state: dict[str, Any], player: int) -> list[str]:
 def test_a_person_and_level_0_move_onto_face_down_pieces(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(gui.session, "fresh_secret", lambda: SECRET)
+    monkeypatch.setattr(banqi_gui.session, "fresh_secret", lambda: SECRET)
     layout = layout_from_secret(SECRET)
     heard: list[tuple[str, bool]] = []
     factory = in_process_engines(lambda spec: Heard(spec, heard))

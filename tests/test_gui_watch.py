@@ -13,9 +13,9 @@ import referee.game_runner
 from banqi_cli.options import live_views_safe
 from banqi_engine.rules import PRESETS
 from referee import sandbox
-from referee.match import MatchConfig
 from referee.sandbox import Isolation, SandboxMode
 from tournaments.match import open_match, run_match, start_match_folder
+from tournaments.match_config import MatchConfig
 from tournaments.runner import RunEvents, RunOptions
 
 pytest.importorskip("starlette", reason="the GUI tests need: pip install -e '.[test]'")
@@ -26,7 +26,7 @@ from in_process_engines import engine_spec, in_process
 from referee_fakes import play
 from starlette.testclient import TestClient
 
-from gui.app import create_app
+from banqi_gui.app import create_app
 from protocol.engine_loop import DctpEngine
 from protocol.messages import Reply
 from referee.engine_spec import EngineSpec

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee.interrupt import run_interruptible
+from banqi_common.interrupt import run_interruptible
 
 
 @pytest.fixture(autouse=True)

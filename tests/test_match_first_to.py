@@ -18,7 +18,7 @@ from tournaments.match_score import (
     RESULT_FILE,
     MatchResult,
     MatchScore,
-    Outcome,
+    MatchVerdict,
     ScoreTracker,
     parse_points,
 )
@@ -76,7 +76,7 @@ def test_the_match_stops_at_the_end_of_the_pair_that_reaches_the_score(
     summary = "match to 5 points (win 3, draw 1, loss 0): winner wins 6-0 after 2 games"
     assert result.output.splitlines()[-1] == summary
     saved = saved_result(out)
-    assert saved.outcome is Outcome.WON and saved.winner == "winner"
+    assert saved.outcome is MatchVerdict.WON and saved.winner == "winner"
     assert saved.points == (6, 0) and saved.games == 2 and saved.max_games == 10
     assert saved.summary == summary
     for report in ("report.txt", "report.md", "report.html"):
@@ -128,7 +128,7 @@ def test_custom_points_and_a_resume_in_the_middle(tmp_path: Path, fakes: list[Fa
         "match to 5 points (win 2, draw 1, loss 0): no one reached 5 points in 2 games: "
         "winner leads 4-0"
     )
-    assert saved_result(tmp_path / "short").outcome is Outcome.UNDECIDED
+    assert saved_result(tmp_path / "short").outcome is MatchVerdict.UNDECIDED
 
     first = run(tmp_path, *args, "--games", "10")
     assert first.exit_code == 0, first.output
@@ -164,7 +164,7 @@ def test_equal_points_at_the_pair_that_reaches_the_score_draw_the_match(
     line = "match to 4 points (win 3, draw 2, loss 0): drawn 4-4 after 2 games"
     assert result.output.splitlines()[-1] == line
     saved = saved_result(out)
-    assert saved.outcome is Outcome.DRAWN and saved.winner is None
+    assert saved.outcome is MatchVerdict.DRAWN and saved.winner is None
 
 
 def test_the_games_run_out_level(tmp_path: Path, fakes: list[Fake]) -> None:
@@ -236,7 +236,7 @@ def test_the_tracker_counts_pairs_in_order_and_keeps_games_in_flight_out() -> No
     tracker.add(stub_record(0, None, void=True))  # void: pair 0 is B 3, A 0
     assert tracker.points == [0, 3] and not tracker.decided
     tracker.add(stub_record(3, None))  # pair 1: A 3+1, B 3+1: both reach 4, equal: drawn
-    assert tracker.decided and tracker.result().outcome is Outcome.DRAWN
+    assert tracker.decided and tracker.result().outcome is MatchVerdict.DRAWN
     assert tracker.result().summary.endswith("drawn 4-4 after 4 games")
     assert not tracker.admit(games[4])  # no new pair once decided
     tracker.add(stub_record(4, 0))  # a game in flight is kept but not counted
@@ -248,17 +248,17 @@ def test_both_reaching_the_score_the_one_with_more_wins_and_an_odd_last_game_cou
     tracker = ScoreTracker(score, stub_games(3), ("A", "B"))
     tracker.add(stub_record(0, None))
     tracker.add(stub_record(1, None))
-    assert tracker.points == [2, 2] and tracker.result().outcome is Outcome.DRAWN
+    assert tracker.points == [2, 2] and tracker.result().outcome is MatchVerdict.DRAWN
     tracker = ScoreTracker(MatchScore(first_to=3, points=score.points), stub_games(3), ("A", "B"))
     for index, winner in enumerate([None, 0]):
         tracker.add(stub_record(index, winner))
     assert tracker.result().summary.endswith("A wins 3-1 after 2 games")
     tracker = ScoreTracker(MatchScore(first_to=9, points=score.points), stub_games(3), ("A", "B"))
-    assert tracker.result().outcome is Outcome.IN_PROGRESS
+    assert tracker.result().outcome is MatchVerdict.IN_PROGRESS
     for index, winner in enumerate([1, None, 1]):
         tracker.add(stub_record(index, winner))
     result = tracker.result()
-    assert result.outcome is Outcome.UNDECIDED and result.games == 3
+    assert result.outcome is MatchVerdict.UNDECIDED and result.games == 3
     assert result.summary.endswith("no one reached 9 points in 3 games: B leads 5-1")
 
 

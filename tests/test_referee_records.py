@@ -21,12 +21,12 @@ from protocol.messages import CommandId, parse_command_line
 from referee.deals import KEY_ENV, default_key_path, layout_from_secret, load_or_create_key
 from referee.engine_spec import EngineSpec
 from referee.game_setup import deal_secret_of
-from referee.match import MatchConfig, match_setups
 from referee.reasons import Reason
 from referee.record import GameRecord, read_record
 from referee.replay import replay_game_record, replay_text_record
 from referee.storage import record_path, traffic_path
 from referee.text_record import format_text_record, parse_text_record
+from tournaments.match_config import MatchConfig, match_setups
 
 ENGINE = str(Path(sys.executable).with_name("banqi-engine"))
 if not Path(ENGINE).exists():

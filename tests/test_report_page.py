@@ -8,7 +8,7 @@ from test_standings import RESULTS
 
 from tournaments.report_page import report_page
 from tournaments.report_tables import report_tables
-from tournaments.results import GameResult
+from tournaments.results import ScoredGame
 from tournaments.standings import compute_standings
 
 NAMES = ["C", "B", "A"]
@@ -82,7 +82,7 @@ def test_the_page_needs_nothing_from_elsewhere() -> None:
 
 
 def test_names_are_escaped_and_an_engine_without_rated_games_has_no_bar() -> None:
-    results = [GameResult(first="<b>&", second="x", winner=0, pair=1)]
+    results = [ScoredGame(first="<b>&", second="x", winner=0, pair=1)]
     text = report_page(compute_standings(results, ["<b>&", "x", "idle"]))
     assert "<b>&" not in text and "&lt;b&gt;&amp;" in text
     assert len(Page(text).bars) == 2

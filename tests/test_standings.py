@@ -10,14 +10,14 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tournaments.ratings import fit_ratings
-from tournaments.results import GameResult, StandingRow, Standings
+from tournaments.results import ScoredGame, StandingRow, Standings
 from tournaments.standings import compute_standings, head_to_head
 
 
 def game(
     first: str, second: str, winner: int | None, pair: int | None = None, void: bool = False
-) -> GameResult:
-    return GameResult.model_validate(
+) -> ScoredGame:
+    return ScoredGame.model_validate(
         {"first": first, "second": second, "winner": winner, "pair": pair, "void": void}
     )
 
@@ -327,9 +327,9 @@ engine_names = st.lists(
 
 
 @st.composite
-def tournaments(draw: st.DrawFn) -> tuple[list[str], list[GameResult]]:
+def tournaments(draw: st.DrawFn) -> tuple[list[str], list[ScoredGame]]:
     names = draw(engine_names)
-    results: list[GameResult] = []
+    results: list[ScoredGame] = []
     if len(names) < 2:
         return names, results
     outcomes = st.sampled_from([0, 1, None, "void"])
@@ -348,14 +348,14 @@ def tournaments(draw: st.DrawFn) -> tuple[list[str], list[GameResult]]:
 
 def outcome_game(
     first: str, second: str, outcome: int | str | None, pair: int | None
-) -> GameResult:
+) -> ScoredGame:
     if outcome == "void":
         return game(first, second, None, pair, void=True)
     assert not isinstance(outcome, str)
     return game(first, second, outcome, pair)
 
 
-def points_of(result: GameResult, name: str) -> float:
+def points_of(result: ScoredGame, name: str) -> float:
     if result.void:
         return 0.0
     if result.winner is None:
@@ -370,7 +370,7 @@ def among_tied(standings: Standings, row: StandingRow) -> float:
 
 
 @given(tournaments())
-def test_standings_agree_with_the_results(tournament: tuple[list[str], list[GameResult]]) -> None:
+def test_standings_agree_with_the_results(tournament: tuple[list[str], list[ScoredGame]]) -> None:
     names, results = tournament
     standings = compute_standings(results, names)
     rows = {row.name: row for row in standings.rows}
@@ -411,7 +411,7 @@ def test_standings_agree_with_the_results(tournament: tuple[list[str], list[Game
 
 
 @given(tournaments())
-def test_crosstable_and_pairs_agree(tournament: tuple[list[str], list[GameResult]]) -> None:
+def test_crosstable_and_pairs_agree(tournament: tuple[list[str], list[ScoredGame]]) -> None:
     names, results = tournament
     standings = compute_standings(results, names)
     table = standings.crosstable

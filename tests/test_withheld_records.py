@@ -25,7 +25,6 @@ from banqi_engine.rules import PRESETS
 from banqi_engine.squares import parse_square
 from referee.deal_records import DealRecords
 from referee.deals import deal_secret, layout_from_secret
-from referee.match import MatchConfig
 from referee.reasons import Reason
 from referee.record import GameRecord, RecordError, read_record, write_record
 from referee.replay import replay_game_record
@@ -35,6 +34,7 @@ from referee.text_record import format_text_record
 from referee.withheld import DETAIL_WITHHELD, complete, withhold
 from tournaments.config import TournamentConfig
 from tournaments.match import open_match, run_match, start_match_folder
+from tournaments.match_config import MatchConfig
 from tournaments.results import Standings
 from tournaments.runner import RunEvents, RunOptions, run_games
 from tournaments.schedule import ScheduledGame, schedule

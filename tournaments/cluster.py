@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from banqi_common.errors import InputError
 from banqi_engine.rules import RuleSet
 from referee.deals import Deal
 from referee.engine_check import EngineCheckError, check_engines
 from referee.engine_spec import EngineSpec
 from referee.engine_start import process_engines
-from referee.errors import InputError
 from referee.game_runner import PlayedGame, play_game
 from referee.game_setup import GameSetup
 from referee.record import GameRecord, WorkerInfo

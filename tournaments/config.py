@@ -25,11 +25,11 @@ from pydantic import (
     field_validator,
 )
 
-from banqi_engine.errors import BanqiError
+from banqi_common.errors import InputError
+from banqi_engine.errors import RulesInputError
 from banqi_engine.players import MAX_LEVEL
 from banqi_engine.rules import PRESETS, RuleSet, resolve_rules, rules_from_data
 from referee.engine_spec import EngineSpec, EngineSpecError, split_command
-from referee.errors import InputError
 from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl, TimeOverride
@@ -206,7 +206,7 @@ def config_from_data(data: dict[str, Any], source: str) -> TournamentConfig:
         return TournamentConfig.model_validate(data)
     except ValidationError as error:
         raise ConfigError(_describe(error, source, renamed)) from None
-    except BanqiError as error:
+    except RulesInputError as error:
         raise ConfigError(f"bad tournament config in {source}: {error}") from None
 
 

@@ -5,11 +5,11 @@ from collections.abc import Sequence
 from referee.reasons import Reason
 from referee.record import GameRecord
 
-from .results import GameResult, PairStats, Standings
+from .results import PairStats, ScoredGame, Standings
 from .standings import compute_standings, head_to_head
 
 
-def game_result(record: GameRecord, pair_ids: dict[str, int]) -> GameResult:
+def game_result(record: GameRecord, pair_ids: dict[str, int]) -> ScoredGame:
     """A record as the statistics see it: seats in move order, winner by seat; void when
     the record says so or both engines were forfeited (records from before ``void`` existed
     say such a forfeit is a draw)."""
@@ -17,7 +17,7 @@ def game_result(record: GameRecord, pair_ids: dict[str, int]) -> GameResult:
     names = (record.players[first].name, record.players[1 - first].name)
     winner = None if record.winner is None else (0 if record.winner == first else 1)
     void = record.void or (record.reason is Reason.FORFEIT and record.winner is None)
-    return GameResult(
+    return ScoredGame(
         first=names[0], second=names[1], winner=winner, pair=pair_ids[record.deal], void=void
     )
 

@@ -15,11 +15,11 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from referee.atomic import write_atomic
+from banqi_common.atomic import write_atomic
 from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
-from referee.match import MatchConfig, match_setups
 from referee.record import GameRecord
 from referee.storage import GAMES_DIR
+from tournaments.match_config import MatchConfig, match_setups
 
 from .config import ConfigError
 from .differences import model_differences

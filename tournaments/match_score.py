@@ -18,7 +18,7 @@ from typing import Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from referee.atomic import write_atomic
+from banqi_common.atomic import write_atomic
 from referee.record import GameRecord
 
 from .schedule import ScheduledGame
@@ -83,7 +83,7 @@ def parse_points(text: str) -> PointsScheme:
     return PointsScheme(win=win, draw=draw, loss=loss)
 
 
-class Outcome(StrEnum):
+class MatchVerdict(StrEnum):
     """How a match to a score ended (or stands)."""
 
     WON = "won"
@@ -105,7 +105,7 @@ class MatchResult(BaseModel):
     points: tuple[float, float] = Field(description="Each engine's points in counted games.")
     games: int = Field(description="Games counted: every game of the complete pairs counted.")
     max_games: int
-    outcome: Outcome
+    outcome: MatchVerdict
     winner: str | None = Field(description="The engine that won the match, if one did.")
     summary: str
 
@@ -174,10 +174,10 @@ class ScoreTracker:
         winner: str | None = None
         if self.decided:
             if a == b:
-                outcome = Outcome.DRAWN
+                outcome = MatchVerdict.DRAWN
                 summary = f"{head}: drawn {a:g}-{b:g} after {games} games"
             else:
-                outcome = Outcome.WON
+                outcome = MatchVerdict.WON
                 lead = 0 if a > b else 1
                 winner = self.names[lead]
                 high, low = self.points[lead], self.points[1 - lead]
@@ -190,13 +190,13 @@ class ScoreTracker:
                 high, low = self.points[lead], self.points[1 - lead]
                 standing = f"{self.names[lead]} leads {high:g}-{low:g}"
             if games >= self.total:
-                outcome = Outcome.UNDECIDED
+                outcome = MatchVerdict.UNDECIDED
                 summary = (
                     f"{head}: no one reached {self.score.first_to:g} points in {games} games: "
                     + standing
                 )
             else:
-                outcome = Outcome.IN_PROGRESS
+                outcome = MatchVerdict.IN_PROGRESS
                 summary = f"{head}: not finished after {games} games: {standing}"
         return MatchResult(
             score=self.score,

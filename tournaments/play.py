@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
+from banqi_common.interrupt import run_interruptible
 from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.deals import new_seed
-from referee.interrupt import run_interruptible
 
 from .config import TournamentConfig
 from .results import Standings

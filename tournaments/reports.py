@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import Field, TypeAdapter
 
-from referee.atomic import write_atomic
+from banqi_common.atomic import write_atomic
 
 from .gauntlet import gauntlet_pairs
 from .report_page import report_page

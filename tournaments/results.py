@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
-class GameResult(BaseModel):
+class ScoredGame(BaseModel):
     """One finished game: the players in seat order, the winner, and the pair it belongs to."""
 
     model_config = _FROZEN

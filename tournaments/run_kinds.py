@@ -4,7 +4,7 @@ before a new run of one kind takes a folder."""
 from pathlib import Path
 from typing import Final
 
-from referee.errors import InputError
+from banqi_common.errors import InputError
 from referee.storage import GAMES_DIR
 
 STATE_FILE: Final = "tournament.json"

@@ -26,8 +26,8 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from banqi_common.atomic import write_atomic
 from banqi_engine.rules import RuleSet
-from referee.atomic import write_atomic
 from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process

@@ -1,6 +1,6 @@
 """Tournament standings, crosstable and head-to-head statistics from per-game results.
 
-Every figure is recomputed from the per-game results (:class:`~tournaments.results.GameResult`).
+Every figure is recomputed from the per-game results (:class:`~tournaments.results.ScoredGame`).
 
 Standings
     A row's ``elo`` and ``elo_error`` are the engine's rating and margin (see
@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from .elo import likelihood_of_superiority, pentanomial_elo, wdl_elo
 from .ratings import Rating, fit_ratings
-from .results import GameResult, PairStats, Record, StandingRow, Standings
+from .results import PairStats, Record, ScoredGame, StandingRow, Standings
 
 _OUTCOME_INDEX = {0: 0, None: 1, 1: 2}
 """Index in a [wins, draws, losses] list of a game's result for its first seat."""
@@ -54,7 +54,7 @@ _SortKey = tuple[int, int, float]
 """Half-points, half-points among the engines on as many points, and rounded rating."""
 
 
-def compute_standings(results: Iterable[GameResult], names: Sequence[str]) -> Standings:
+def compute_standings(results: Iterable[ScoredGame], names: Sequence[str]) -> Standings:
     """Standings, crosstable and head-to-head statistics recomputed from per-game results.
 
     ``names`` lists every engine of the tournament; engines without games get a row too.
@@ -76,7 +76,7 @@ def compute_standings(results: Iterable[GameResult], names: Sequence[str]) -> St
     )
 
 
-def head_to_head(results: Iterable[GameResult], first: str, second: str) -> PairStats:
+def head_to_head(results: Iterable[ScoredGame], first: str, second: str) -> PairStats:
     """Head-to-head statistics of ``first`` against ``second`` from the games between them.
 
     Raises ValueError for equal names or a game of another engine.
@@ -85,7 +85,7 @@ def head_to_head(results: Iterable[GameResult], first: str, second: str) -> Pair
     return _pair_stats(names, 0, 1, _tally(results, names))
 
 
-def _tally(results: Iterable[GameResult], names: Sequence[str]) -> _Tally:
+def _tally(results: Iterable[ScoredGame], names: Sequence[str]) -> _Tally:
     """Each engine's W-D-L and void games against each other and the pentanomial counts."""
     index = {name: i for i, name in enumerate(names)}
     if len(index) != len(names):
@@ -97,7 +97,7 @@ def _tally(results: Iterable[GameResult], names: Sequence[str]) -> _Tally:
         penta=[[[0] * 5 for _ in range(size)] for _ in range(size)],
     )
     # Games of a pair id still without a partner (all with the same seating).
-    waiting: dict[tuple[int, int, int], list[GameResult]] = {}
+    waiting: dict[tuple[int, int, int], list[ScoredGame]] = {}
     for game in results:
         a, b = _engine_index(index, game.first), _engine_index(index, game.second)
         if game.void:
@@ -129,7 +129,7 @@ def _engine_index(index: dict[str, int], name: str) -> int:
         raise ValueError(f"engine {name!r} is not in the tournament") from None
 
 
-def _half_points(game: GameResult, name: str) -> int:
+def _half_points(game: ScoredGame, name: str) -> int:
     """Half-points ``name`` took in ``game`` (not void): 2 a win, 1 a draw, 0 a loss."""
     if game.winner is None:
         return 1

@@ -15,9 +15,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from referee.atomic import write_atomic
+from banqi_common.atomic import write_atomic
+from banqi_common.errors import InputError
 from referee.deal_book import BookStamp
-from referee.errors import InputError
 from referee.record import GameRecord, RecordError, read_record
 from referee.storage import GAMES_DIR, record_path
 

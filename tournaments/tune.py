@@ -31,8 +31,8 @@ from typing import Any, Final, Literal, Self
 import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from banqi_common.errors import InputError
 from banqi_engine.eval_params import EvalParams
-from referee.errors import InputError
 from referee.reasons import Reason
 
 ALPHA: Final = 0.602
@@ -291,7 +291,7 @@ class Spsa:
         }
 
 
-class GameResult(BaseModel):
+class TuneGame(BaseModel):
     """One game of a pair, from the plus engine's side."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -310,7 +310,7 @@ class PairResult(BaseModel):
 
     iteration: int = Field(ge=1)
     result: float = Field(ge=-2, le=2, description="Plus's points less minus's, over the pair.")
-    games: tuple[GameResult, GameResult]
+    games: tuple[TuneGame, TuneGame]
 
 
 class TuneState(BaseModel):

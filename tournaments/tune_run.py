@@ -27,13 +27,13 @@ from typing import Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from banqi_common.atomic import write_atomic
+from banqi_common.errors import InputError
 from banqi_engine.players import MAX_LEVEL
 from banqi_engine.rules import RuleSet
-from referee.atomic import write_atomic
 from referee.deals import deal_secret
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
-from referee.errors import InputError
 from referee.game_runner import PlayedGame, play_game
 from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout, game_setup
 from referee.record import GameRecord
@@ -44,7 +44,7 @@ from .config import ConfigError, builtin_engine_command
 from .differences import model_differences
 from .match import MAX_FAILURES
 from .run_kinds import TUNE_FILE, RunFolderError, check_new_run_folder
-from .tune import GameResult, PairResult, Spsa, TuneParam, TuneState, param_file_text
+from .tune import PairResult, Spsa, TuneGame, TuneParam, TuneState, param_file_text
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -235,9 +235,9 @@ class TuneEvents:
     pair_done: Callable[[PairResult, TuneState], None]
 
 
-def _game_result(record: GameRecord) -> GameResult:
+def _game_result(record: GameRecord) -> TuneGame:
     """A finished game (plus is player 0) as the state keeps it."""
-    return GameResult(
+    return TuneGame(
         plus_points=record.points(0),
         minus_points=record.points(1),
         reason=record.reason,

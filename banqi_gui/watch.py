@@ -13,12 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from banqi_engine.errors import BanqiError
+from banqi_common.errors import InputError
+from banqi_engine.errors import RulesInputError
 from banqi_engine.game import Game
 from banqi_engine.moves import move_from, move_to
 from banqi_engine.notation import parse_ply
 from banqi_engine.squares import square_name
-from referee.errors import InputError
 from referee.live import LIVE_DIR, LiveGame, read_live
 from referee.record import GameRecord, read_record
 from referee.storage import GAMES_DIR
@@ -161,7 +161,7 @@ def live_board(view: LiveGame) -> dict[str, Any]:
             parsed = parse_ply(ply.move)
             captured = add_taken(captured, taken_piece(game.position, parsed, view.rules))
             game.play_ply(parsed)
-        except BanqiError as error:
+        except RulesInputError as error:
             problem = f"ply {number} ({ply.move}) does not replay: {error}"
             break
     last = None

@@ -45,11 +45,11 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from banqi_engine.errors import BanqiError
+from banqi_common.errors import InputError
+from banqi_engine.errors import RulesInputError
 from banqi_engine.pieces import PIECE_LETTERS
 from banqi_engine.position import Position
 from banqi_engine.rules import PRESETS
-from referee.errors import InputError
 from referee.text_record import format_text_record
 
 from .play_settings import PlayOptions, PlaySettings
@@ -156,7 +156,7 @@ def create_app(config: GuiConfig) -> Starlette:
                 return _error(error.status, error.message)
             except WatchError as error:
                 return _error(404, str(error))
-            except (InputError, BanqiError) as error:
+            except (InputError, RulesInputError) as error:
                 return _error(422, str(error))
             return result if isinstance(result, Response) else JSONResponse(result)
 

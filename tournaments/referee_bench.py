@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from banqi_common.interrupt import run_interruptible
 from banqi_engine.rules import RuleSet
 from referee.engine_spec import EngineSpec
-from referee.interrupt import run_interruptible
 from referee.record import read_record
 from referee.storage import record_path
 

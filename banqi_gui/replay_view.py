@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ValidationError
 
-from banqi_engine.errors import BanqiError
+from banqi_engine.errors import RulesInputError
 from banqi_engine.game import Game
 from banqi_engine.layout import parse_layout
 from banqi_engine.notation import parse_ply
@@ -140,12 +140,14 @@ def _frames(rules: RuleSet, start: Position, plies: Plies) -> tuple[list[Frame],
         try:
             ply = parse_ply(text)
             if ply.is_flip and ply.piece is None:
-                raise BanqiError("a flip must show its piece, like b6(K)")
+                raise RulesInputError("a flip must show its piece, like b6(K)")
             if ply.onto_face_down and ply.piece is None:
-                raise BanqiError("a move onto a face-down piece must show its piece, like a2-a3(k)")
+                raise RulesInputError(
+                    "a move onto a face-down piece must show its piece, like a2-a3(k)"
+                )
             captured = add_taken(captured, taken_piece(game.position, ply, rules))
             game.play_ply(ply)
-        except BanqiError as error:
+        except RulesInputError as error:
             return frames, f"ply {number} ({text}) does not replay: {error}"
         frames.append(
             Frame(
@@ -167,7 +169,7 @@ def _shape_frames(rules: RuleSet, plies: Plies) -> tuple[list[Frame], str | None
     for number, (player, text, clocks) in enumerate(plies, start=1):
         try:
             board.play(parse_ply(text))
-        except BanqiError as error:
+        except RulesInputError as error:
             return frames, f"ply {number} ({text}) does not replay: {error}"
         frames.append(
             Frame(
@@ -186,7 +188,7 @@ def _text_colours(record: TextRecord) -> tuple[str | None, str | None]:
     for index, text in enumerate(record.moves):
         try:
             ply = parse_ply(text)
-        except BanqiError:
+        except RulesInputError:
             break
         if ply.is_flip and ply.piece is not None:
             mover = record.first if index % 2 == 0 else 1 - record.first

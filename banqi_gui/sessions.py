@@ -3,7 +3,7 @@
 import asyncio
 from typing import Final
 
-from banqi_engine.errors import BanqiError
+from banqi_engine.errors import RulesInputError
 
 from .play_settings import PlayOptions, PlaySettings
 from .session import PlaySession, SessionError
@@ -29,7 +29,7 @@ class Sessions:
                 raise SessionError(400, f"no engine {settings.engine!r}; offered: {offered}")
         try:
             session = PlaySession(settings, self.options, engine)
-        except BanqiError as error:
+        except RulesInputError as error:
             raise SessionError(400, str(error)) from None
         await session.seat_engine()  # refused if the engine does not take rules it must
         while len(self._sessions) >= LIMIT:

@@ -8,11 +8,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from banqi_engine.rules import RuleSet
-
-from .engine_spec import EngineSpec
-from .game_setup import DEFAULT_STALL_TIMEOUT, GameSetup, StallTimeout, game_setup
-from .sandbox import SandboxMode
-from .timecontrol import TimeControl
+from referee.engine_spec import EngineSpec
+from referee.game_setup import DEFAULT_STALL_TIMEOUT, GameSetup, StallTimeout, game_setup
+from referee.sandbox import SandboxMode
+from referee.timecontrol import TimeControl
 
 
 class MatchConfig(BaseModel):
