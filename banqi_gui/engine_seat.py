@@ -7,7 +7,7 @@ piece with the piece it turned up) and ``time_left`` after each ply. After an un
 re-synchronised by the protocol: ``reset_board``, the start of a game again, and the
 echoes of the plies that remain; an engine that fails at that is started afresh.
 
-A rule set the engine must be told (``referee.rules_told.must_be_told``: moves onto
+A rule set the engine must be told (``protocol.rules_told.must_be_told``: moves onto
 face-down pieces, echoed with ``reveal_move``) is one the engine must take, as the
 referee requires: an engine that does not is not seated (``RulesRefusedError``).
 """
@@ -26,17 +26,17 @@ from protocol.connection import EngineConnection
 from protocol.echo import echo_command
 from protocol.errors import EngineError
 from protocol.messages import COMMAND_NAMES, Command, CommandId, Reply
-from referee.engine_spec import EngineSpec
-from referee.engine_start import EngineFactory
-from referee.game_runner import OPTIONAL_TIMEOUT
-from referee.record import PlayerInfo, PlyRecord, player_info
-from referee.rules_told import (
+from protocol.rules_told import (
     DRAW_LIMITS,
     differing_fields,
     draw_limit_commands,
     must_be_told,
     untold_words,
 )
+from referee.engine_spec import EngineSpec
+from referee.engine_start import EngineFactory
+from referee.game_runner import OPTIONAL_TIMEOUT
+from referee.record import PlayerInfo, PlyRecord, player_info
 from referee.sandbox import Isolation
 from referee.timecontrol import TimeControl
 

@@ -43,12 +43,12 @@ from protocol.errors import (
     ProtocolError,
 )
 from protocol.messages import Command, parse_genmove_payload
+from protocol.rules_told import must_be_told
 from referee.deals import layout_from_secret
 from referee.engine_spec import EngineSpec
 from referee.game_setup import GameSetup
 from referee.reasons import Reason
 from referee.record import GameEnd, GameRecord, PlyRecord, build_record, player_info
-from referee.rules_told import must_be_told
 from referee.storage import save_game
 from referee.timecontrol import Clock
 

@@ -15,10 +15,10 @@ from banqi_engine.rules import RuleSet
 from protocol.connection import EngineConnection
 from protocol.errors import EngineError
 from protocol.messages import COMMAND_NAMES, Command, CommandId
+from protocol.rules_told import must_be_told
 
 from .engine_spec import EngineSpec
 from .engine_start import EngineFactory
-from .rules_told import must_be_told
 
 CHECKS_AT_ONCE: Final = 4
 """Engines started at the same time for the check."""

@@ -31,14 +31,21 @@ from banqi_engine.moves import Move
 from banqi_engine.notation import Ply
 from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED, Colour, Piece, colour_of, opponent
 from protocol.connection import EngineConnection
+from protocol.cpu import group_cpu_ticks
 from protocol.echo import echo_command
 from protocol.errors import (
     EngineError,
     ProtocolError,
 )
 from protocol.messages import COMMAND_NAMES, Command, CommandId, Reply, parse_genmove_payload
+from protocol.rules_told import (
+    DRAW_LIMITS,
+    differing_fields,
+    draw_limit_commands,
+    must_be_told,
+    untold_words,
+)
 
-from .cpu import group_cpu_ticks
 from .deals import Deal, dealt
 from .engine_spec import EngineSpec
 from .engine_start import EngineFactory, start_engine_process
@@ -47,13 +54,6 @@ from .game_setup import GameSetup
 from .live import end_live, live_view, write_live
 from .reasons import Reason
 from .record import GameEnd, GameRecord, PlayerInfo, PlyRecord, build_record, player_info
-from .rules_told import (
-    DRAW_LIMITS,
-    differing_fields,
-    draw_limit_commands,
-    must_be_told,
-    untold_words,
-)
 from .sandbox import Isolation
 from .timecontrol import Clock
 from .transcript import Transcript

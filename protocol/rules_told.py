@@ -3,7 +3,8 @@
 from typing import Final
 
 from banqi_engine.rules import PRESETS, RuleSet
-from protocol.messages import Command
+
+from .messages import Command
 
 OLYMPIAD: Final = PRESETS["olympiad"]
 """The platform's own rule set: it need not be told to an engine."""
