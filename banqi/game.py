@@ -33,6 +33,8 @@ from .errors import ArgumentError
 PUBLIC_KEY: Final = b"banqi.play_game: the public deal key of the Python API"
 """The key the API deals from when it is given none: public, so that a seed's layout is
 the same everywhere."""
+MIN_KEY_BYTES: Final = 16
+"""The shortest key ``play_game`` and ``deal`` take (as a referee key file)."""
 DEAL: Final = "1"
 """The deal's name in a game's record (the first deal of a one-game run)."""
 DEFAULT_GAME_TIME: Final = 60.0
@@ -48,8 +50,9 @@ def deal(seed: int, *, key: bytes | None = None) -> list[Piece]:
 def _secret(seed: int, key: bytes | None) -> str:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ArgumentError(f"seed must be an integer, not {seed!r}")
-    if key is not None and len(key) < 16:
-        raise ArgumentError(f"key must have 16 bytes or more, not {len(key)}")
+    if key is not None and (not isinstance(key, bytes) or len(key) < MIN_KEY_BYTES):
+        what = f"{len(key)} bytes" if isinstance(key, bytes) else type(key).__name__
+        raise ArgumentError(f"key must be {MIN_KEY_BYTES} bytes or more, not {what}")
     return deal_secret(PUBLIC_KEY if key is None else key, seed, DEAL)
 
 

@@ -201,6 +201,8 @@ def test_bad_arguments_are_clear_errors() -> None:
         banqi.play_game([ENGINE], [ENGINE], time=-5)
     with pytest.raises(ArgumentError, match="first"):
         banqi.play_game([ENGINE], [ENGINE], first=2)
+    with pytest.raises(ArgumentError, match="key must be 16 bytes or more, not 5 bytes"):
+        banqi.deal(1, key=b"short")
     with pytest.raises(ArgumentError, match="sandbox"):
         banqi.play_game([ENGINE], [ENGINE], sandbox="maybe")
 
