@@ -19,7 +19,7 @@ from banqi.errors import (
 )
 from banqi_engine.layout import format_layout
 from banqi_engine.pieces import COLOUR_NAMES
-from protocol.errors import EngineStartError, EngineTerminatedError
+from protocol.errors import EngineStartError, EngineTerminatedError, EngineTimeoutError
 
 RECORDING = """
 def received(line):
@@ -102,7 +102,7 @@ def test_a_game_is_told_by_echoes_and_a_continued_game_by_its_new_plies(
         result = engine.play(game, time=0.25)
         asked = heard(fake)[len(first) :]
         played(game, seed=3, plies=1)
-        engine.play(game, time=0.25)
+        engine.play(game, time=5.0, clock=0.3)  # the less of the two is told
         again = heard(fake)[len(first) + len(asked) :]
     words = [line.split()[1] for line in asked]
     assert words[:3] == ["reset_board", "time_settings", "ready"]
@@ -112,7 +112,8 @@ def test_a_game_is_told_by_echoes_and_a_continued_game_by_its_new_plies(
     assert asked[-2:] == [f"16 time_left {side} 250", f"12 genmove {side}"]
     assert result.is_flip and result.notation is not None and len(result.notation) == 2
     assert len(again) == 3 and again[0].split()[1] in ("flip", "move")
-    assert again[1].startswith("16 time_left ") and again[2].startswith("12 genmove ")
+    assert again[1].startswith("16 time_left ") and again[1].endswith(" 300")
+    assert again[2].startswith("12 genmove ")
 
 
 def test_a_position_needs_an_engine_that_lists_init_board(
@@ -135,6 +136,27 @@ def test_an_engine_that_dies_raises_and_is_reaped(tmp_path: Path, fakes: list[Fa
     assert gone(fake.pids()[0])
     with pytest.raises(EngineClosedError):
         engine.play(banqi.Game(engine.rules))
+
+
+def test_an_engine_that_stops_answering_times_out_and_is_killed(
+    tmp_path: Path, fakes: list[Fake]
+) -> None:
+    fake = write_fake(tmp_path, "silent", "def on_genmove(i, words):\n    pass\n")
+    fakes.append(fake)
+    with banqi.Engine.popen(fake.command, timeout=0.5) as engine:
+        started = time.monotonic()
+        with pytest.raises(EngineTimeoutError):
+            engine.play(banqi.Game(engine.rules), time=0.2)
+        assert time.monotonic() - started < 0.2 + 0.5 + 1.0
+    assert gone(fake.pids()[0])
+
+
+def test_an_exception_in_the_with_block_still_quits_the_engine() -> None:
+    pid = None
+    with pytest.raises(KeyError), banqi.Engine.popen([ENGINE, "--level", "0"]) as engine:
+        pid = engine.pid
+        raise KeyError("the script's own error")
+    assert pid is not None and gone(pid)
 
 
 def test_an_unreadable_answer_is_a_clear_error(tmp_path: Path, fakes: list[Fake]) -> None:
