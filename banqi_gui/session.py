@@ -166,7 +166,9 @@ class PlaySession:
         self._task = asyncio.ensure_future(self._play())
 
     async def _play(self) -> None:
-        record = await self.loop.play()
+        await self.loop.play()
+        record = self.loop.record
+        assert record is not None
         try:
             await asyncio.to_thread(save_game, self.options.out, record)
         except OSError as error:

@@ -43,12 +43,14 @@ from .timecontrol import Clock
 
 @dataclass(frozen=True)
 class LoopOptions:
-    """How strictly the loop keeps time: ``enforce_clock`` False (a casual game) charges
-    the clocks but loses no game on time, and waits ``untimed_wait`` seconds for an
-    engine's move before it counts as having stopped answering."""
+    """How the loop keeps time and records: ``enforce_clock`` False (a casual game)
+    charges the clocks but loses no game on time, and waits ``untimed_wait`` seconds for
+    an engine's move before it counts as having stopped answering."""
 
     enforce_clock: bool = True
     untimed_wait: float = 120.0
+    keep_record: bool = True
+    """False: no record is made (self-play on a layout that has no deal secret)."""
 
 
 class GameLoop:
@@ -120,7 +122,9 @@ class GameLoop:
     async def run(self) -> GameRecord:
         """Open both seats and play the game to its end; return the record."""
         await self.open()
-        return await self.play()
+        await self.play()
+        assert self.record is not None, "a loop that keeps no record is played by play()"
+        return self.record
 
     async def open(self) -> None:
         """Start both seats, then tell both the start of the game; a failure ends the game
@@ -135,8 +139,8 @@ class GameLoop:
             await self._close_seats()
             raise
 
-    async def play(self) -> GameRecord:
-        """Play turns until the game ends, close both seats, and return the record."""
+    async def play(self) -> None:
+        """Play turns until the game ends, make the record and close both seats."""
         try:
             while not self.over:
                 await self._next_turn()
@@ -144,7 +148,8 @@ class GameLoop:
             self.ending = found
         finally:
             if self.over:  # the record is made as the game ends, before the seats close
-                self.record = self._build_record()
+                if self.options.keep_record:
+                    self.record = self._build_record()
                 self._changed()
             try:
                 await self._close_seats()
@@ -153,8 +158,6 @@ class GameLoop:
                     raise
                 # The game is decided: its record is kept; the caller, whose task is
                 # being cancelled, stops after saving it (see Task.cancelling).
-        assert self.record is not None
-        return self.record
 
     def stop(self, fault: Fault) -> None:
         """End the game from outside: ``fault``'s player loses by its reason (e.g. a person
@@ -275,7 +278,7 @@ class GameLoop:
         time_left = (
             None if colour is None else Command.time_left(COLOUR_NAMES[colour], clocks[mover])
         )
-        self._told.append(Told(echo, time_left))
+        self._told.append(Told(Ply(move, piece), echo, time_left))
         self.turn_started = time.monotonic()
 
     def _note_colours(self, mover: int, piece: Piece | None) -> None:

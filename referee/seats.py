@@ -10,22 +10,28 @@ seat may take a ply back (:class:`TakeBack`) or resign (:class:`Resignation`).
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from banqi_engine.game import Game
 from banqi_engine.moves import Move
+from banqi_engine.notation import Ply
 from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED, Colour
 from banqi_engine.rules import RuleSet
 from protocol.connection import EngineConnection
 from protocol.line_protocol import TrafficLog
-from protocol.messages import Command
+from protocol.messages import Command, format_genmove
 from protocol.session import EngineSession, MoveAnswer
 
 from .engine_spec import EngineSpec
 from .engine_start import EngineFactory
 from .record import PlayerInfo
 from .sandbox import Isolation
+
+if TYPE_CHECKING:  # the search is loaded only by whoever makes a player
+    from banqi_engine.players import Player
 
 
 @dataclass(frozen=True)
@@ -56,9 +62,10 @@ class Turn:
 
 @dataclass(frozen=True)
 class Told:
-    """A ply as a seat is told it: its echo and the mover's ``time_left`` (None while
-    colours are unknown)."""
+    """A ply as a seat is told it: the ply, its echo and the mover's ``time_left`` (None
+    while colours are unknown)."""
 
+    ply: Ply
     echo: Command
     time_left: Command | None
 
@@ -239,6 +246,43 @@ class PersonSeat:
 
     async def hear(self, told: Told, stall_timeout: float) -> None:
         """A person sees the ply on the board."""
+
+    async def close(self, result: str | None, *, at_once: bool) -> None:
+        """Nothing to stop."""
+
+
+class PlayerSeat:
+    """A built-in player in this process, with no protocol between: it keeps its own game
+    from the plies it hears and chooses with ``budget_seconds`` a move (self-play)."""
+
+    stall_timeout_applies = False
+
+    def __init__(self, player: "Player", info: PlayerInfo, budget_seconds: float | None) -> None:
+        self.info = info
+        self._player = player
+        self._budget = budget_seconds
+        self._game: Game | None = None
+
+    async def start(self) -> None:
+        """Nothing to start."""
+
+    async def open(self, opening: Opening, plies: Sequence[Told]) -> None:
+        """A fresh game, then the plies so far."""
+        self._game = Game(opening.rules, play_past_end=True)
+        for told in plies:
+            self._game.play_ply(told.ply)
+
+    async def play(self, turn: Turn) -> MoveAnswer:
+        """The player's choice (it blocks: there is nothing else to wait for)."""
+        assert self._game is not None, "the seat is opened first"
+        started = time.monotonic()
+        move = self._player.choose(self._game, self._budget)
+        return MoveAnswer(move, time.monotonic() - started, format_genmove(move))
+
+    async def hear(self, told: Told, stall_timeout: float) -> None:
+        """The ply, on the player's own game."""
+        assert self._game is not None, "the seat is opened first"
+        self._game.play_ply(told.ply)
 
     async def close(self, result: str | None, *, at_once: bool) -> None:
         """Nothing to stop."""
