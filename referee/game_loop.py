@@ -26,7 +26,7 @@ from banqi_engine.errors import MoveError
 from banqi_engine.game import Game
 from banqi_engine.moves import Move
 from banqi_engine.notation import Ply, parse_ply
-from banqi_engine.pieces import COLOUR_NAMES, Colour, Piece, colour_of, opponent
+from banqi_engine.pieces import COLOUR_NAMES, Colour, Piece, colour_of, seat_colours
 from protocol.echo import echo_command
 from protocol.errors import ProtocolError
 from protocol.messages import Command
@@ -285,10 +285,9 @@ class GameLoop:
         """The first flip decides colours: its mover takes the revealed piece's colour."""
         if piece is None or self.colours[mover] is not None:
             return
-        colour = colour_of(piece)
-        for seat, seat_colour in ((mover, colour), (1 - mover, opponent(colour))):
-            self.colours[seat] = seat_colour
-            self.seats[seat].info.colour = "red" if seat_colour == 0 else "black"
+        self.colours = list(seat_colours(mover, colour_of(piece)))
+        for seat, colour in zip(self.seats, self.colours, strict=True):
+            seat.info.colour = "red" if colour == 0 else "black"
 
     async def _tell(self, told: Told) -> None:
         """Tell both seats the ply; a fault after the ply that ended the game on the board
