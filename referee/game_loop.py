@@ -226,23 +226,27 @@ class GameLoop:
         """The mover's answer and its thinking time, charged to its clock (a fault if it
         lost on time or failed to answer)."""
         turn, allowance = self._turn_for(mover)
-        self._owing = mover
+        self._owing = mover  # until it answers: a cancelled turn closes it at once
         started = self.turn_started = time.monotonic()
         try:
             answer = await self.seats[mover].play(turn)
         except ProtocolError as error:
+            self._owing = None
             self.clock.charge(mover, time.monotonic() - started)
             raise fault_of(mover, error, allowance=allowance) from None
         except TimeoutError:  # a person's allowance ran out
+            self._owing = None
             elapsed = time.monotonic() - started
             words = self.clock.left_words(mover)
             self.clock.charge(mover, elapsed)
             detail = f"no move within {elapsed:.1f}s ({words} before)"
             raise Fault(mover, Reason.TIME_FORFEIT, detail) from None
-        except Resignation as resignation:
-            raise Fault(mover, Reason.RESIGN, str(resignation)) from None
-        finally:
+        except (Resignation, TakeBack) as choice:
             self._owing = None
+            if isinstance(choice, TakeBack):
+                raise
+            raise Fault(mover, Reason.RESIGN, str(choice)) from None
+        self._owing = None
         elapsed = time.monotonic() - started
         if not self.clock.charge(mover, elapsed) and allowance is not None:
             detail = (
