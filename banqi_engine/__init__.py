@@ -36,6 +36,5 @@ The players and the search:
 - ``endgame_build``: the retrograde analysis of one material.
 - ``endgame_bits``: sets of endgame positions as Python ints, one bit per placement.
 - ``time_manager``: a soft target and a hard limit for each move from the clock.
-- ``selfplay``: in-process matches between two players (``SelfPlayGame``), for strength.
 - ``speed_bench``: perft and search speed on one fixed list of positions.
 """

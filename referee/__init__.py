@@ -1,4 +1,5 @@
-"""The referee: one game between two DCTP engine processes, judged, timed and recorded.
+"""The referee: one game between two seats (DCTP engines, or people), judged, timed and
+recorded.
 
 It alone knows the hidden layout, judges every ply with ``banqi_engine``'s rules,
 keeps both clocks, and writes each game's records the moment the game ends.
@@ -6,12 +7,16 @@ keeps both clocks, and writes each game's records the moment the game ends.
 A game:
 
 - ``game_setup``: ``GameSetup``, what decides one game before it starts, and its one builder.
-- ``game_runner``: one game between two DCTP engines, the referee's main loop.
-- ``game_faults``: a fault of one engine (it loses) or of both (the game is void).
+- ``game_loop``: ``GameLoop``, the one loop that plays a game over two seats: judging,
+  colours from the first flip, clocks, the end, the record.
+- ``seats``: the seats it plays over: an engine (a DCTP session), a person (actions from
+  outside, take-backs), a built-in player in this process.
+- ``game_runner``: one referee game between two DCTP engines (the loop over engine seats),
+  with its live view and transcript.
+- ``game_faults``: a fault of one engine (it loses) or of both (the game is void), and the
+  one mapping from an engine error to its reason.
 - ``reasons``: every reason code that ends a game: board end or fault, and its words.
-- ``rules_told``: what an engine must be told of a rule set.
 - ``timecontrol``: the time control and the chess clock of one game.
-- ``cpu``: the CPU time of an engine's whole process group, from ``/proc``.
 - ``live``: the public live view of a game being played, and its file.
 
 The engines:

@@ -23,6 +23,7 @@ Runs:
 - ``sprt_chart``: its ``sprt.html``.
 - ``tune``: SPSA: the parameter file, the gains, a pair's perturbation and update, the state.
 - ``tune_run``: a tuning run.
+- ``selfplay``: in-process matches between two built-in players (``SelfPlayGame``), for strength.
 - ``referee_bench``: the referee's own CPU cost per ply.
 
 Statistics and reports:
