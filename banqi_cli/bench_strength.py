@@ -6,8 +6,8 @@ import click
 
 from banqi_engine.players import MAX_LEVEL
 from banqi_engine.rules import RuleSet
-from banqi_engine.selfplay import SelfPlayGame, iter_match, level_factory, summarise
 from tournaments.elo import EloEstimate, pentanomial_elo
+from tournaments.selfplay import SelfPlayGame, iter_match, level_factory, summarise
 
 from .options import FiniteFloatRange, rules_option
 

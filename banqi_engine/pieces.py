@@ -70,6 +70,12 @@ def opponent(colour: Colour) -> Colour:
     return colour ^ 1
 
 
+def seat_colours(player: int, colour: Colour) -> tuple[Colour, Colour]:
+    """The colours of players 0 and 1 once ``player`` has ``colour`` (the first flip's
+    mover takes the colour of the piece it turned up, the other player the other one)."""
+    return (colour, opponent(colour)) if player == 0 else (opponent(colour), colour)
+
+
 def piece_from_letter(letter: str) -> Piece:
     """Piece code of a letter ``KGMRNCP`` (red) or ``kgmrncp`` (black).
 

@@ -3,4 +3,16 @@
 An ASGI app (Starlette) and a static page (plain HTML, CSS and JavaScript). The browser
 never holds a secret: the server judges every action with the project's rules and
 reveals a piece only when it is flipped.
+
+- ``app``: the routes, the JSON API and the token.
+- ``server``: the socket, uvicorn and the browser opened.
+- ``play_settings``: a new game's settings (``PlaySettings``), the engines offered.
+- ``session``: one game: the referee's game loop over a person's seat and an engine's, and
+  what is the browser's own: undo and hints.
+- ``session_view``: what the page is sent of a game: no face-down piece, ever.
+- ``sessions``: the play sessions a server holds.
+- ``board_view``: a position as the page sees it: squares, legal actions, captured pieces.
+- ``watch``: run folders as the watch page sees them: live games, finished games, standings.
+- ``replay_view``: a record ply by ply, the ending, the layout.
+- ``static/``: the page.
 """

@@ -58,6 +58,7 @@ from banqi_engine.rules import RuleSet, takes_revealed
 from banqi_engine.squares import NUM_FILES, NUM_RANKS, NUM_SQUARES, parse_square
 from banqi_engine.time_manager import ClockPlayer, clock_budget
 
+from .command_parser import parse_command_line
 from .errors import CommandSyntaxError
 from .messages import (
     COLOUR_WORDS,
@@ -69,7 +70,6 @@ from .messages import (
     Reply,
     command_id_for_name,
     format_genmove,
-    parse_command_line,
     rule_set_from_payload,
 )
 

@@ -1,5 +1,43 @@
-"""The referee: one game between two DCTP engine processes, judged, timed and recorded.
+"""The referee: one game between two seats (DCTP engines, or people), judged, timed and
+recorded.
 
 It alone knows the hidden layout, judges every ply with ``banqi_engine``'s rules,
 keeps both clocks, and writes each game's records the moment the game ends.
+
+A game:
+
+- ``game_setup``: ``GameSetup``, what decides one game before it starts, and its one builder.
+- ``game_loop``: ``GameLoop``, the one loop that plays a game over two seats: judging,
+  colours from the first flip, clocks, the end, the record.
+- ``seats``: the seats it plays over: an engine (a DCTP session), a person (actions from
+  outside, take-backs), a built-in player in this process.
+- ``game_runner``: one referee game between two DCTP engines (the loop over engine seats),
+  with its live view and transcript.
+- ``game_faults``: a fault of one engine (it loses) or of both (the game is void), and the
+  one mapping from an engine error to its reason.
+- ``reasons``: every reason code that ends a game: board end or fault, and its words.
+- ``timecontrol``: the time control and the chess clock of one game.
+- ``live``: the public live view of a game being played, and its file.
+
+The engines:
+
+- ``engine_spec``: how to start one engine: a command line, a working directory, an environment.
+- ``engine_start``: the engine factory: processes, sandboxed or not, by default.
+- ``engine_check``: each engine started and handshaken before a run's first game.
+- ``sandbox``: what a sandboxed engine sees, as a ``bwrap`` or ``unshare`` command.
+- ``sandbox_view``: ``EngineView``, one sandboxed engine's view of the file system.
+- ``sandbox_launch``: inside ``unshare``: the mounts, then the engine run unprivileged.
+
+Deals and records:
+
+- ``deals``: the referee key, and hidden layouts from a private deal secret.
+- ``deal_book``: deal books: made, written, read and checked.
+- ``record``: the JSON game record, a validated, versioned model, and its one builder.
+- ``text_record``: the platform's text record, written and read back.
+- ``transcript``: the DCTP transcript of one game, bounded whatever the engines write.
+- ``withheld``: a record with its deal held back, and the same record completed.
+- ``deal_records``: a run's records withheld until their deal is complete.
+- ``storage``: where a run's files go (``games/<game_id>.json``, ``.txt``, ``.dctp.log``).
+- ``replay``: a record replayed, every ply checked against the rules.
+- ``shape_board``: plies checked without their pieces, for withheld records.
 """

@@ -12,10 +12,9 @@ from typing import Final
 
 from banqi_common.errors import InputError
 from banqi_engine.rules import RuleSet
-from protocol.connection import EngineConnection
 from protocol.errors import EngineError
-from protocol.messages import COMMAND_NAMES, Command, CommandId
 from protocol.rules_told import must_be_told
+from protocol.session import CommandRefusedError, EngineSession, RulesNotTakenError
 
 from .engine_spec import EngineSpec
 from .engine_start import EngineFactory
@@ -31,45 +30,34 @@ class EngineCheckError(InputError):
 async def check_engine(
     spec: EngineSpec, start_engine: EngineFactory, time_ms: int, timeout: float, rules: RuleSet
 ) -> None:
-    """Start the engine, play the handshake of a game (``reset_board``, ``time_settings``,
-    and, for ``rules`` it must be told, ``rule_set``; then ``ready``), and stop it;
+    """Start the engine, play the start of a game as the referee does (``reset_board``,
+    ``time_settings``, ``rules`` if it must be told them, ``ready``), and stop it;
     EngineCheckError says what went wrong."""
     where = f"engine {spec.name!r} ({spec.describe()})"
     try:
-        engine = await start_engine(spec, None)
+        connection = await start_engine(spec, None)
     except EngineError as error:
         cause = error.message.removeprefix(f"cannot start {list(spec.command)!r}: ")
         raise EngineCheckError(f"{where} cannot start: {cause}") from None
     except OSError as error:
         raise EngineCheckError(f"{where} cannot start: {error.strerror or error}") from None
+    session = EngineSession(connection)
     try:
-        for command in (Command.reset_board(), Command.time_settings(time_ms), Command.ready()):
-            reply = await engine.request(command, timeout)
-            if not reply.ok:
-                raise EngineCheckError(f"{where} refused '{command.line()}': {reply.payload}")
-            if command.id is CommandId.TIME_SETTINGS and must_be_told(rules):
-                await _check_rules_taken(engine, rules, where, timeout)
+        await session.start_game(
+            rules, time_ms, timeout, tell_rules=must_be_told(rules), strict=True
+        )
+    except CommandRefusedError as error:
+        raise EngineCheckError(f"{where} {error.message}") from None
+    except RulesNotTakenError as error:
+        raise EngineCheckError(
+            f"{where} cannot play the rule set {rules.name!r}: moves onto face-down pieces "
+            "must be told with the rule_set command (id 19) and are echoed with reveal_move "
+            f"(id 20), and {error.cause}"
+        ) from None
     except EngineError as error:
         raise EngineCheckError(f"{where} failed the handshake: {error.message}") from None
     finally:
-        await engine.quit()
-
-
-async def _check_rules_taken(
-    engine: EngineConnection, rules: RuleSet, where: str, timeout: float
-) -> None:
-    """EngineCheckError unless the engine lists ``rule_set`` and takes ``rules``."""
-    cannot = (
-        f"{where} cannot play the rule set {rules.name!r}: moves onto face-down pieces must "
-        "be told with the rule_set command (id 19) and are echoed with reveal_move (id 20)"
-    )
-    listed = await engine.request(Command.list_commands(), timeout)
-    names = listed.payload.split() if listed.ok else []
-    if COMMAND_NAMES[CommandId.RULE_SET] not in names:
-        raise EngineCheckError(f"{cannot}, and its list_commands does not list rule_set")
-    reply = await engine.request(Command.rule_set(rules), timeout)
-    if not reply.ok:
-        raise EngineCheckError(f"{cannot}, and it refused them: {reply.payload}")
+        await connection.quit()
 
 
 async def check_engines(

@@ -4,12 +4,13 @@
 from dataclasses import dataclass
 
 from protocol.errors import (
-    EngineError,
     EnginePipeClosedError,
+    EngineStartError,
     EngineTerminatedError,
     EngineTimeoutError,
+    ProtocolError,
 )
-from protocol.messages import Command
+from protocol.session import EngineIdleError, RulesNotTakenError
 
 from .reasons import Reason
 
@@ -41,14 +42,13 @@ class Allowance:
     words: str
 
 
-def fault_of(
-    player: int, error: EngineError, command: Command, *, allowance: Allowance | None = None
-) -> Fault:
+def fault_of(player: int, error: ProtocolError, *, allowance: Allowance | None = None) -> Fault:
     """The one mapping from an engine error to the reason its engine loses by.
 
     No reply in time is a stall, or, to a ``genmove`` (whose ``allowance`` is given), a
-    time loss; either way the engine stopped answering. A dead process or a closed pipe
-    is a crash; anything else it said is an unreadable reply.
+    time loss; either way the engine stopped answering, as it did when it used no CPU for
+    its idle limit. An engine that did not take rules it must be told refused them. A dead
+    process or a closed pipe is a crash; anything else it said is an unreadable reply.
     """
     if isinstance(error, EngineTimeoutError):
         if allowance is not None:
@@ -57,8 +57,16 @@ def fault_of(
                 f"and the margin), nor in the {error.timeout - allowance.seconds:g}s after"
             )
             return Fault(player, Reason.TIME_FORFEIT, detail, stopped_answering=True)
-        detail = f"no reply to '{command.line()}' within {error.timeout:g}s"
+        detail = f"no reply to '{error.command}' within {error.timeout:g}s"
         return Fault(player, Reason.STALL, detail, stopped_answering=True)
+    if isinstance(error, EngineIdleError):
+        had = f"; it had {allowance.words}" if allowance is not None else ""
+        detail = f"{error.message} (the idle limit{had})"
+        return Fault(player, Reason.STALL, detail, stopped_answering=True)
+    if isinstance(error, RulesNotTakenError):
+        return Fault(player, Reason.RULES_REFUSED, str(error))
+    if isinstance(error, EngineStartError):
+        return Fault(player, Reason.CRASH, f"could not start: {error}")
     if isinstance(error, EngineTerminatedError | EnginePipeClosedError):
         return Fault(player, Reason.CRASH, str(error))
     return Fault(player, Reason.UNREADABLE_REPLY, str(error))

@@ -18,7 +18,7 @@ from banqi_engine.pieces import (
     Colour,
     Piece,
     colour_of,
-    opponent,
+    seat_colours,
 )
 from banqi_engine.position import OPENING, Position, parse_position
 from banqi_engine.rules import RuleSet
@@ -68,8 +68,7 @@ def _replay(
     report = ReplayReport()
     colours: list[Colour | None] = [None, None]
     if start.side != UNDECIDED:
-        colours[first] = start.side
-        colours[1 - first] = opponent(start.side)
+        colours = list(seat_colours(first, start.side))
     for index, (player, text) in enumerate(moves):
         number = index + 1
         mover = first if index % 2 == 0 else 1 - first
@@ -84,8 +83,7 @@ def _replay(
             if square is not None:
                 piece = _shown_piece(ply, square, layout)
                 if colours[mover] is None:
-                    colours[mover] = colour_of(piece)
-                    colours[1 - mover] = opponent(colour_of(piece))
+                    colours = list(seat_colours(mover, colour_of(piece)))
             game.play(ply.move, piece)
         except RulesInputError as error:
             report.problems.append(f"ply {number} ({text}) is illegal: {error}")

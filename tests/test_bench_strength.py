@@ -8,7 +8,7 @@ from banqi_cli.bench_strength import pair_counts
 from banqi_cli.main import cli
 from banqi_engine.pieces import BLACK, RED
 from banqi_engine.players import MAX_LEVEL
-from banqi_engine.selfplay import SelfPlayGame
+from tournaments.selfplay import SelfPlayGame
 
 
 def result(index: int, winner: str | None) -> SelfPlayGame:

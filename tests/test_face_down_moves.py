@@ -30,8 +30,8 @@ from banqi_engine.pieces import BLACK, PIECE_LETTERS, RED, SQUARE_LETTERS, UNDEC
 from banqi_engine.players import make_player
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet, takes_revealed
-from banqi_engine.selfplay import play_game
 from banqi_engine.squares import parse_square
+from tournaments.selfplay import play_game
 
 FORUM = PRESETS["hong-kong-forum"]
 OLYMPIAD_ONTO = RuleSet(name="olympiad-onto", move_onto_face_down=True)

@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from banqi_engine.rules import PRESETS, RuleSet
+from protocol.command_parser import parse_command_line
 from protocol.errors import CommandSyntaxError, ProtocolError, ReplySyntaxError
 from protocol.messages import (
     COMMAND_NAMES,
@@ -18,7 +19,6 @@ from protocol.messages import (
     Reply,
     command_id_for_name,
     format_genmove,
-    parse_command_line,
     parse_genmove_payload,
     parse_reply_line,
     rule_set_from_payload,

@@ -17,7 +17,8 @@ from banqi_engine.notation import parse_ply
 from banqi_engine.pieces import COLOUR_NAMES, PIECE_LETTERS
 from banqi_engine.position import Position
 from banqi_engine.rules import PRESETS
-from protocol.messages import CommandId, parse_command_line
+from protocol.command_parser import parse_command_line
+from protocol.messages import CommandId
 from referee.deals import KEY_ENV, default_key_path, layout_from_secret, load_or_create_key
 from referee.engine_spec import EngineSpec
 from referee.game_setup import deal_secret_of

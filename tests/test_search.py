@@ -15,9 +15,9 @@ from banqi_engine.rules import PRESETS, RuleSet
 from banqi_engine.search import TABLE_WIN, Searcher
 from banqi_engine.search_config import DEFAULT_CONFIG, SearchConfig
 from banqi_engine.search_player import SearchPlayer, reversible_hashes
-from banqi_engine.selfplay import iter_match, level_factory, summarise
 from banqi_engine.squares import parse_square
 from banqi_engine.transposition import MATE_THRESHOLD
+from tournaments.selfplay import iter_match, level_factory, summarise
 
 OLYMPIAD = PRESETS["olympiad"]
 

@@ -16,9 +16,9 @@ from banqi_engine.rules import PRESETS, RuleSet
 from banqi_engine.search import AFTER_CHANCE, CHANCE_BOUND, FLIP_REDUCTION, Searcher
 from banqi_engine.search_config import DEFAULT_CONFIG, FEATURES, PLAIN_CONFIG, SearchConfig
 from banqi_engine.search_player import SearchPlayer
-from banqi_engine.selfplay import search_factory
 from banqi_engine.squares import parse_square
 from banqi_engine.transposition import MATE_THRESHOLD
+from tournaments.selfplay import search_factory
 
 OLYMPIAD = PRESETS["olympiad"]
 

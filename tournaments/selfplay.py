@@ -6,18 +6,33 @@ moving first cancels out over a pair. Everything is seeded: the layouts by the
 match seed, each player by a seed derived from it.
 """
 
+import asyncio
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Final
 
-from .eval_params import DEFAULT_PARAMS, EvalParams
-from .game import Game
-from .layout import random_layout
-from .pieces import Colour, Piece, opponent
-from .players import Player, make_player
-from .rules import RuleSet
-from .search_config import SearchConfig
-from .search_player import SearchPlayer
+from banqi_engine.eval_params import DEFAULT_PARAMS, EvalParams
+from banqi_engine.game import Game
+from banqi_engine.layout import random_layout
+from banqi_engine.pieces import Colour, Piece, opponent
+from banqi_engine.players import Player, make_player
+from banqi_engine.rules import RuleSet
+from banqi_engine.search_config import SearchConfig
+from banqi_engine.search_player import SearchPlayer
+from referee.deals import Deal
+from referee.engine_spec import EngineSpec
+from referee.game_loop import GameLoop, LoopOptions
+from referee.game_setup import GameSetup
+from referee.record import player_info
+from referee.seats import PlayerSeat
+from referee.timecontrol import TimeControl
+
+IN_PROCESS: Final = ("(in-process)",)
+"""The command an in-process player has in a record."""
+UNTIMED: Final = TimeControl(time=86_400)
+"""The clock of a self-play game: each move has its budget instead, and no game is lost
+on time."""
 
 PlayerFactory = Callable[[int], Player]
 """Makes a player from a seed."""
@@ -71,15 +86,32 @@ class MatchSummary:
 def play_game(
     first: Player, second: Player, rules: RuleSet, layout: list[Piece], seconds: float | None
 ) -> Game:
-    """Play one game to its end; ``layout`` gives the piece under each square."""
-    game = Game(rules)
+    """Play one game to its end with the referee's game loop; ``layout`` gives the piece
+    under each square, ``seconds`` each move's budget. The game, with its plies."""
     players = (first, second)
-    turn = 0
-    while game.outcome is None:
-        move = players[turn].choose(game, seconds)
-        game.play(move, game.piece_shown(move, layout))
-        turn ^= 1
-    return game
+    specs = tuple(EngineSpec(name=name, command=IN_PROCESS) for name in ("first", "second"))
+    setup = GameSetup(
+        game_id="selfplay",
+        rules=rules,
+        time_control=UNTIMED,
+        players=(specs[0], specs[1]),
+        first=0,
+        seed=0,
+        deal="0",
+    )
+    seats = tuple(
+        PlayerSeat(player, player_info(spec), seconds)
+        for player, spec in zip(players, specs, strict=True)
+    )
+    options = LoopOptions(enforce_clock=False, keep_record=False)
+    loop = GameLoop(setup, Deal(list(layout)), (seats[0], seats[1]), options=options)
+    asyncio.run(_played(loop))
+    return loop.game
+
+
+async def _played(loop: GameLoop) -> None:
+    await loop.open()
+    await loop.play()
 
 
 def level_factory(level: int, rules: RuleSet) -> PlayerFactory:
