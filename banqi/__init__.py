@@ -1,17 +1,17 @@
-"""banqi's Python API: what a script needs to play Chinese Dark Chess engines.
+"""banqi's Python API: what a script needs to play Chinese Dark Chess engines, with no
+DCTP and no asyncio to learn (see ``docs/api.md``). It re-exports the game itself
+(``Game``, ``Position``, ``parse_position``, ``RuleSet``, ``rule_set``), the record
+(``GameRecord``, ``read_record``) and the error root ``BanqiError``.
 
-- :class:`Engine`, a DCTP engine driven from plain code (``Engine.popen(command)``, or
-  ``Engine.builtin(level)`` for the project's own engine in this process), whose
-  ``play`` returns a :class:`PlayResult`;
-- :func:`play_game`, one refereed game between two engines, returning its
-  :class:`GameRecord` (:func:`read_record` reads a saved one), and :func:`deal`, the
-  hidden layout a seed deals;
-- the game itself: :class:`Game`, :class:`Position` and :func:`parse_position`,
-  :class:`RuleSet` and :func:`rule_set` (a preset name or a rule-set file);
-- :class:`BanqiError`, the root of every error banqi raises on purpose, and the API's own
-  errors in :mod:`banqi.errors`.
-
-See ``docs/api.md``.
+- ``engine``: ``Engine``, a DCTP engine driven from plain code (``Engine.popen(command)``,
+  or ``Engine.builtin(level)`` in this process), whose ``play`` returns a ``PlayResult``.
+- ``result``: ``PlayResult``, what an engine answered to one ``genmove``.
+- ``game``: ``play_game``, one refereed game between two engines, returning its record;
+  ``deal``, the hidden layout a seed deals.
+- ``errors``: the API's own errors, each under ``BanqiError``.
+- ``_args``: the API's arguments checked and turned into the project's types.
+- ``_loop``: an asyncio event loop in a daemon thread of its own, for the blocking API.
+- ``_telling``: telling an engine the game to move in, as a platform does.
 """
 
 from banqi_common.errors import BanqiError

@@ -19,6 +19,7 @@ README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 README_MAX_LINES = 260
 PACKAGES = (
+    "banqi",
     "banqi_common",
     "banqi_engine",
     "protocol",
