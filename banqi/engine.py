@@ -18,7 +18,6 @@ from types import TracebackType
 from typing import Any, Final, Self, TypeVar
 
 from banqi_engine.game import Game
-from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED
 from banqi_engine.players import MAX_LEVEL, make_player
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import DEFAULT_RULES, RuleSet
@@ -229,10 +228,8 @@ class Engine:
 
     async def _play(self, game: Game, ms: int, wait: float) -> MoveAnswer:
         await self._teller.tell(game, ms)
-        side = game.side
-        colours = ("red", "black") if side == UNDECIDED else (COLOUR_NAMES[side],)
-        await self._session.tell_time_left(colours, ms, self.timeout)
-        return await self._session.genmove(side, wait)
+        await self._session.tell_move_limit(game.side, ms, self.timeout)
+        return await self._session.genmove(game.side, wait)
 
     def _game_of(self, position: PositionLike) -> Game:
         if isinstance(position, Game):

@@ -191,8 +191,10 @@ class EngineSession:
             return MoveAnswer(None, seconds, reply.payload, str(error))
         return MoveAnswer(answer.move, seconds, reply.payload)
 
-    async def tell_time_left(self, colours: tuple[str, ...], ms: int, timeout: float) -> None:
-        """``time_left`` for each of ``colours`` (before a genmove under a per-move limit)."""
+    async def tell_move_limit(self, side: Colour, ms: int, timeout: float) -> None:
+        """Before a genmove, ``time_left`` with the time the mover may use for this move,
+        as the referee tells a per-move limit: for both colours while they are undecided."""
+        colours = COLOUR_NAMES if side == UNDECIDED else (COLOUR_NAMES[side],)
         for colour in colours:
             await self.ask(Command.time_left(colour, ms), timeout)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 from banqi_engine.game import Game
 from banqi_engine.moves import Move
 from banqi_engine.notation import Ply
-from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED, Colour
+from banqi_engine.pieces import Colour
 from banqi_engine.rules import RuleSet
 from protocol.connection import EngineConnection
 from protocol.line_protocol import TrafficLog
@@ -174,8 +174,7 @@ class EngineSeat:
         """Under a per-move limit, ``time_left`` with the move's limit; then ``genmove``."""
         session = self._session()
         if turn.move_limit_ms is not None:
-            colours = COLOUR_NAMES if turn.side == UNDECIDED else (COLOUR_NAMES[turn.side],)
-            await session.tell_time_left(colours, turn.move_limit_ms, turn.stall_timeout)
+            await session.tell_move_limit(turn.side, turn.move_limit_ms, turn.stall_timeout)
         return await session.genmove(
             turn.side, turn.wait or 0.0, idle_limit=turn.idle_limit, deadline=turn.deadline
         )
