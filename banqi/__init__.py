@@ -3,10 +3,10 @@ DCTP and no asyncio to learn (see ``docs/api.md``). It re-exports the game itsel
 (``Game``, ``Position``, ``parse_position``, ``RuleSet``, ``rule_set``), the record
 (``GameRecord``, ``read_record``) and the error root ``BanqiError``.
 
-- ``engine``: ``Engine``, a DCTP engine driven from plain code (``Engine.popen(command)``,
+- ``simple_engine``: ``Engine``, a DCTP engine driven from plain code (``Engine.popen(command)``,
   or ``Engine.builtin(level)`` in this process), whose ``play`` returns a ``PlayResult``.
 - ``result``: ``PlayResult``, what an engine answered to one ``genmove``.
-- ``game``: ``play_game``, one refereed game between two engines, returning its record;
+- ``refereed_game``: ``play_game``, one refereed game between two engines, returning its record;
   ``deal``, the hidden layout a seed deals.
 - ``errors``: the API's own errors, each under ``BanqiError``.
 - ``_args``: the API's arguments checked and turned into the project's types.
@@ -21,10 +21,10 @@ from banqi_engine.rules import RuleSet
 from referee.record import GameRecord, read_record
 
 from ._args import rule_set
-from .engine import Engine
 from .errors import ArgumentError
-from .game import deal, play_game
+from .refereed_game import deal, play_game
 from .result import PlayResult
+from .simple_engine import Engine
 
 __all__ = [
     "ArgumentError",

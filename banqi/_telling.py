@@ -23,7 +23,7 @@ OPENING: str = Position.opening().to_string()
 
 
 @dataclass(frozen=True)
-class Told:
+class ToldGame:
     """What the engine has been told of its game: the start and the plies since."""
 
     start: str
@@ -42,7 +42,7 @@ class Teller:
         self.session = session
         self.rules = rules
         self.timeout = timeout
-        self.told: Told | None = None
+        self.told: ToldGame | None = None
         """None until a game is told, and again after anything went wrong."""
         self._commands: list[str] | None = None
 
@@ -52,13 +52,13 @@ class Teller:
         told, self.told = self.told, None
         if told is None or not told.continued_by(game):
             await self._new_game(game.start, time_ms)
-            told = Told(game.start.to_string(), ())
+            told = ToldGame(game.start.to_string(), ())
         replay = Game(self.rules, game.start, play_past_end=True)
         for ply in told.plies:
             replay.play_ply(ply)
         for ply in game.plies[len(told.plies) :]:
             await self._echo(replay, ply)
-        self.told = Told(told.start, tuple(game.plies))
+        self.told = ToldGame(told.start, tuple(game.plies))
 
     async def _new_game(self, start: Position, time_ms: int) -> None:
         await self.session.start_game(self.rules, time_ms, self.timeout)

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
-from .endgame_build import BuildTimeout, Material, Table, build_table, capture_children
+from .endgame_build import BuildTimeout, Material, MaterialTable, build_table, capture_children
 from .errors import RulesInputError
 from .movegen import generate_moves
 from .moves import Move
@@ -111,7 +111,7 @@ class EndgameTables:
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
         self.limit = rules.no_progress_limit
-        self._tables: dict[Material, Table] = {}
+        self._tables: dict[Material, MaterialTable] = {}
 
     def applies(self, pos: Position) -> bool:
         """Colours decided, no face-down piece, 1 to MAX_PIECES pieces."""

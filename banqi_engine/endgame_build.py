@@ -48,7 +48,7 @@ class BuildTimeout(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Action:
+class SlotMove:
     """One way the piece of ``slot`` moves: ``steps`` squares in ``direction``, taking the
     piece of slot ``captured`` (-1: a quiet move), legal at the placements in ``mask``."""
 
@@ -93,7 +93,7 @@ class MaterialMoves:
         """Raise BuildTimeout once ``time.perf_counter()`` passes ``deadline``."""
         self.material = material
         self.space = space
-        self.actions: tuple[list[Action], list[Action]] = ([], [])
+        self.actions: tuple[list[SlotMove], list[SlotMove]] = ([], [])
         jump = rules.cannon_capture == "jump"
         slide = rules.cannon_move == "slide"
         for slot, piece in enumerate(material):
@@ -117,7 +117,7 @@ class MaterialMoves:
         mask &= self.space.valid
         if mask:
             colour = self.material[slot] // NUM_KINDS
-            self.actions[colour].append(Action(slot, direction, steps, captured, mask))
+            self.actions[colour].append(SlotMove(slot, direction, steps, captured, mask))
 
     def _quiet(self, slot: int, direction: tuple[int, int], reach: int) -> None:
         space = self.space
@@ -147,7 +147,7 @@ class MaterialMoves:
 
 
 @dataclass(slots=True)
-class Table:
+class MaterialTable:
     """The labels of every placement of one material, both sides to move."""
 
     material: Material
@@ -199,7 +199,7 @@ class _SideMoves:
 
 
 def _side_moves(
-    moves: MaterialMoves, colour: int, children: dict[Material, Table], deadline: float
+    moves: MaterialMoves, colour: int, children: dict[Material, MaterialTable], deadline: float
 ) -> _SideMoves:
     """Sort ``colour``'s actions into quiet ones and the outcomes of its captures."""
     space = moves.space
@@ -229,8 +229,8 @@ def _side_moves(
 
 
 def build_table(
-    material: Material, rules: RuleSet, children: dict[Material, Table], deadline: float
-) -> Table:
+    material: Material, rules: RuleSet, children: dict[Material, MaterialTable], deadline: float
+) -> MaterialTable:
     """Label ``material`` (its capture children already built in ``children``); raise
     BuildTimeout once ``time.perf_counter()`` passes ``deadline``."""
     start = time.perf_counter()
@@ -282,7 +282,7 @@ def build_table(
         raise BuildTimeout
     values = spread_values(planes[0], space.size)
     values.extend(spread_values(planes[1], space.size))
-    return Table(
+    return MaterialTable(
         material,
         values,
         valid,
@@ -295,7 +295,7 @@ def build_table(
 
 def _after_capture(
     space: Space,
-    children: dict[Material, Table],
+    children: dict[Material, MaterialTable],
     material: Material,
     pair: tuple[int, int],
     colour: int,

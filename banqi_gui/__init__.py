@@ -7,9 +7,9 @@ reveals a piece only when it is flipped.
 - ``app``: the routes, the JSON API and the token.
 - ``server``: the socket, uvicorn and the browser opened.
 - ``play_settings``: a new game's settings (``PlaySettings``), the engines offered.
-- ``session``: one game: the referee's game loop over a person's seat and an engine's, and
+- ``play_session``: one game: the referee's game loop over a person's seat and an engine's, and
   what is the browser's own: undo and hints.
-- ``session_view``: what the page is sent of a game: no face-down piece, ever.
+- ``play_view``: what the page is sent of a game: no face-down piece, ever.
 - ``sessions``: the play sessions a server holds.
 - ``board_view``: a position as the page sees it: squares, legal actions, captured pieces.
 - ``watch``: run folders as the watch page sees them: live games, finished games, standings.

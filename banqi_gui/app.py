@@ -52,9 +52,9 @@ from banqi_engine.position import Position
 from banqi_engine.rules import PRESETS
 from referee.text_record import format_text_record
 
+from .play_session import PlaySession, SessionError
 from .play_settings import PlayOptions, PlaySettings
 from .replay_view import replay_of_upload
-from .session import PlaySession, SessionError
 from .sessions import Sessions
 from .watch import RecordCache, RunFolders, WatchError, record_replay, watch_view
 

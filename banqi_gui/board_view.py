@@ -28,7 +28,7 @@ from banqi_engine.squares import square_distance, square_name
 ActionKind = Literal["flip", "move", "capture", "jump", "reveal"]
 
 
-class Action(TypedDict):
+class PageAction(TypedDict):
     """One legal action from a square: where it goes and what it is."""
 
     to: str
@@ -61,13 +61,13 @@ def action_kind(position: Position, move: Move) -> ActionKind:
     return "capture" if square_distance(frm, to) == 1 else "jump"
 
 
-def legal_actions(game: Game) -> dict[str, list[Action]]:
+def legal_actions(game: Game) -> dict[str, list[PageAction]]:
     """Every legal action of the side to move, by the square it starts from."""
-    actions: dict[str, list[Action]] = {}
+    actions: dict[str, list[PageAction]] = {}
     for move in game.legal_moves():
         kind = action_kind(game.position, move)
         actions.setdefault(square_name(move_from(move)), []).append(
-            Action(to=square_name(move_to(move)), kind=kind)
+            PageAction(to=square_name(move_to(move)), kind=kind)
         )
     return actions
 

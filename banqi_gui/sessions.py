@@ -5,8 +5,8 @@ from typing import Final
 
 from banqi_engine.errors import RulesInputError
 
+from .play_session import PlaySession, SessionError
 from .play_settings import PlayOptions, PlaySettings
-from .session import PlaySession, SessionError
 
 LIMIT: Final = 16
 

@@ -17,7 +17,7 @@ pytest.importorskip("httpx2", reason="the GUI tests need: pip install -e '.[test
 from gui_helpers import HEADERS, TOKEN, builtin_loop, gui_config, hidden_squares
 from starlette.testclient import TestClient
 
-import banqi_gui.session
+import banqi_gui.play_session
 from banqi_engine.game import Game
 from banqi_engine.notation import parse_ply
 from banqi_engine.pieces import PIECE_LETTERS
@@ -292,7 +292,7 @@ def reveals(state: dict[str, Any], player: int) -> list[str]:
 def test_a_person_and_level_0_move_onto_face_down_pieces(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(banqi_gui.session, "fresh_secret", lambda: SECRET)
+    monkeypatch.setattr(banqi_gui.play_session, "fresh_secret", lambda: SECRET)
     layout = layout_from_secret(SECRET)
     heard: list[tuple[str, bool]] = []
     factory = in_process_engines(lambda spec: Heard(spec, heard))

@@ -36,7 +36,7 @@ from referee.seats import EngineSeat, PersonSeat, Resignation, Seat, TakeBack
 from referee.storage import save_game
 
 from .play_settings import EngineChoice, PlayOptions, PlaySettings
-from .session_view import session_view
+from .play_view import session_view
 
 ENGINE_SEAT: Final = 1
 """Against an engine, the person is player 0 and the engine player 1."""

@@ -19,7 +19,7 @@ from referee.record import GameEnd, PlyRecord
 from .board_view import Captured, add_taken, board_letters, legal_actions, no_captures, taken_piece
 
 if TYPE_CHECKING:
-    from .session import PlaySession
+    from .play_session import PlaySession
 
 
 def session_view(session: "PlaySession") -> dict[str, Any]:
