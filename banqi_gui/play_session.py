@@ -36,7 +36,7 @@ from referee.seats import EngineSeat, PersonSeat, Resignation, Seat, TakeBack
 from referee.storage import save_game
 
 from .play_settings import EngineChoice, PlayOptions, PlaySettings
-from .play_view import session_view
+from .play_view import SessionFacts, session_view
 
 ENGINE_SEAT: Final = 1
 """Against an engine, the person is player 0 and the engine player 1."""
@@ -130,7 +130,15 @@ class PlaySession:
 
     def view(self) -> dict[str, Any]:
         """The public state of the game (no face-down piece; the layout once it is over)."""
-        return session_view(self)
+        facts = SessionFacts(
+            self.id,
+            self.version,
+            self.settings,
+            self.engine_choice,
+            frozenset(self.persons),
+            self.hint,
+        )
+        return session_view(self.loop, facts)
 
     def _changed_now(self) -> None:
         self.version += 1

@@ -6,45 +6,53 @@ once the game is over.
 """
 
 import time
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from banqi_engine.game import Game
 from banqi_engine.moves import move_from, move_to
 from banqi_engine.notation import parse_ply
 from banqi_engine.pieces import COLOUR_NAMES, SQUARE_LETTERS, UNDECIDED
 from banqi_engine.squares import square_name
+from referee.game_loop import GameLoop
 from referee.reasons import Reason
 from referee.record import GameEnd, PlyRecord
 
 from .board_view import Captured, add_taken, board_letters, legal_actions, no_captures, taken_piece
-
-if TYPE_CHECKING:
-    from .play_session import PlaySession
+from .play_settings import EngineChoice, PlaySettings
 
 
-def session_view(session: "PlaySession") -> dict[str, Any]:
-    """The public state of ``session``'s game."""
-    loop = session.loop
+@dataclass(frozen=True)
+class SessionFacts:
+    """What the view shows of a play session beside its game."""
+
+    session_id: str
+    version: int
+    settings: PlaySettings
+    engine: EngineChoice | None
+    persons: frozenset[int]
+    """The players a person plays."""
+    hint: str | None
+
+
+def session_view(loop: GameLoop, facts: SessionFacts) -> dict[str, Any]:
+    """The public state of a play session's game."""
     over = loop.end
-    person_on_move = over is None and session.is_person(loop.mover)
+    person_on_move = over is None and loop.mover in facts.persons
     side = loop.game.side
-    choice = session.engine_choice
+    choice = facts.engine
     return {
-        "id": session.id,
-        "game_id": session.setup.game_id,
-        "version": session.version,
-        "mode": session.settings.mode,
+        "id": facts.session_id,
+        "game_id": loop.setup.game_id,
+        "version": facts.version,
+        "mode": facts.settings.mode,
         "engine": None if choice is None else {"id": choice.id, "label": choice.label},
-        "rules": session.setup.rules.model_dump(),
+        "rules": loop.setup.rules.model_dump(),
         "players": [
-            {
-                "name": seat.info.name,
-                "person": session.is_person(player),
-                "colour": seat.info.colour,
-            }
+            {"name": seat.info.name, "person": player in facts.persons, "colour": seat.info.colour}
             for player, seat in enumerate(loop.seats)
         ],
-        "first": session.setup.first,
+        "first": loop.setup.first,
         "board": board_letters(loop.game.position),
         "to_move": None if over is not None else loop.mover,
         "side": None if side == UNDECIDED or over is not None else COLOUR_NAMES[side],
@@ -52,11 +60,11 @@ def session_view(session: "PlaySession") -> dict[str, Any]:
         "last": _last(loop.plies),
         "legal": legal_actions(loop.game) if person_on_move else {},
         "captured": captured(loop.plies, loop.game),
-        "clocks": _clocks(session),
-        "move_time": session.setup.time_control.move_time,
-        "thinking": over is None and not session.is_person(loop.mover),
-        "hint": session.hint,
-        "can_undo": person_on_move and any(session.is_person(p.player) for p in loop.plies),
+        "clocks": _clocks(loop, facts.settings),
+        "move_time": loop.setup.time_control.move_time,
+        "thinking": over is None and loop.mover not in facts.persons,
+        "hint": facts.hint,
+        "can_undo": person_on_move and any(p.player in facts.persons for p in loop.plies),
         "no_progress": loop.game.position.no_progress,
         "over": None if over is None else _over(over),
         "layout": None
@@ -93,11 +101,10 @@ def _over(end: GameEnd) -> dict[str, Any]:
     }
 
 
-def _clocks(session: "PlaySession") -> dict[str, Any] | None:
+def _clocks(loop: GameLoop, settings: PlaySettings) -> dict[str, Any] | None:
     """Both clocks in ms, the one on move counting down; None when the game has no clock."""
-    if session.settings.time is None:
+    if settings.time is None:
         return None
-    loop = session.loop
     remaining = [loop.clock.remaining[0], loop.clock.remaining[1]]
     running = None
     if not loop.over:
