@@ -132,6 +132,24 @@ def choose(colour):
 TEST_KEY = bytes(range(32))
 
 
+def rule_set_fake(accepts: bool) -> str:
+    """Custom code of a fake that lists ``rule_set`` among its commands, and then takes the
+    rule set it is told (``accepts``) or refuses it."""
+    answer = "reply(19)" if accepts else 'out(b"?19 cannot play these rules\\n")'
+    return f"""
+plain_answer = answer
+
+
+def answer(i, words):
+    if i == 4:
+        out(b"=4 protocol_version\\nname\\nrule_set\\ngenmove\\n")
+    elif i == 19:
+        {answer}
+    else:
+        plain_answer(i, words)
+"""
+
+
 @dataclass(frozen=True)
 class Fake:
     """A fake engine script in ``folder`` and the pid files its processes write."""
