@@ -349,13 +349,18 @@ moves next: a flip, b1-b2, and a move onto the other face-down Pawn (the King st
 3 leaves per flip, 6 in all."""
 
 
-def test_undecided_colours_with_pieces_up_and_moves_onto_face_down() -> None:
+def undecided_with_a_king() -> Position:
+    """The position of ``UNDECIDED_WITH_A_KING``, built square by square."""
     board = [EMPTY] * NUM_SQUARES
     board[0] = board[2] = HIDDEN
     board[1] = make_piece(COLOURS[0], 0)
     pool = [0] * 14
     pool[13] = 2
-    pos = Position(board, pool, UNDECIDED)
+    return Position(board, pool, UNDECIDED)
+
+
+def test_undecided_colours_with_pieces_up_and_moves_onto_face_down() -> None:
+    pos = undecided_with_a_king()
     state = parse_state(UNDECIDED_WITH_A_KING)
     rules = PRESETS[VARIANT]
     assert perft(state, 2, *plain_of(rules)) == 6
@@ -363,9 +368,4 @@ def test_undecided_colours_with_pieces_up_and_moves_onto_face_down() -> None:
 
 
 def test_two_ply_count_of_undecided_colours_with_pieces_up_and_moves_onto_face_down() -> None:
-    board = [EMPTY] * NUM_SQUARES
-    board[0] = board[2] = HIDDEN
-    board[1] = make_piece(COLOURS[0], 0)
-    pool = [0] * 14
-    pool[13] = 2
-    assert count_two_ply_leaves(Position(board, pool, UNDECIDED), PRESETS[VARIANT]) == 6
+    assert count_two_ply_leaves(undecided_with_a_king(), PRESETS[VARIANT]) == 6
