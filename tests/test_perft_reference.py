@@ -1,5 +1,7 @@
 """Perft against the reference counts of the specification, and against the plain generator."""
 
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,52 +28,18 @@ RULES = {**PRESETS, OLYMPIAD_ONTO.name: OLYMPIAD_ONTO, TAIWAN_ONTO.name: TAIWAN_
 """The rule sets of the reference counts, by name."""
 Reference = tuple[str, str, tuple[int, int, int]]
 """A position string, the name of its rule set, and its perft counts at depths 1, 2 and 3."""
-ALL_REFERENCE: list[Reference] = [
-    (OPENING, "olympiad", (448, 192448, 78989568)),
-    (
-        "XpXn/XpG-/Xn-X/XXX-/XX-P/-XK-/NXXX/C--C b 01220021111012",
-        "olympiad",
-        (142, 19042, 2108833),
-    ),
-    (
-        "nM--/----/kg--/---c/prgp/-X--/-r--/Xm-m b 00001000000001",
-        "olympiad",
-        (23, 151, 3525),
-    ),
-    (
-        "N-PX/----/XK--/--R-/X--X/n-XX/XkXX/G-XC b 00010110120013",
-        "hong-kong",
-        (73, 5094, 265157),
-    ),
-    (
-        "-M-P/GX-c/P---/-X--/-X-N/n-X-/-gXM/RX-- b 01000100001111",
-        "taiwan-sliding-cannon",
-        (46, 1864, 62343),
-    ),
-    # our own counts for moves onto face-down pieces (see VARIANT_REFERENCE)
-    (
-        # mid-game: face-up pieces of both colours next to face-down squares, a step cannon
-        "XrXX/XPgX/nXCX/-KXp/X-mX/NXXc/XGRX/XXkX b 01211130111113",
-        "hong-kong-forum",
-        (413, 143279, 46712234),
-    ),
-    (
-        # jumping cannons of both sides next to face-down squares (they may not move onto
-        # them), the other pieces may
-        "XcX-/CX-X/X-kX/-PX-/X-Xr/cXGX/-XXC/Xp-X r 11111030111103",
-        "olympiad-onto",
-        (224, 46860, 8055656),
-    ),
-    (
-        # sliding cannons that capture by jumping: they slide, but not onto a face-down piece
-        "-X-C/X--X/Xn--/c-XP/-X--/KXcX/--X-/XpXm b 02111111001002",
-        "taiwan-sliding-cannon-onto",
-        (145, 15545, 1662011),
-    ),
-]
-REFERENCE = [row for row in ALL_REFERENCE if not RULES[row[1]].move_onto_face_down]
+REFERENCE_FILE = Path(__file__).with_name("perft_reference.toml")
+
+
+def read_reference(table: str) -> list[Reference]:
+    """The rows of one table of ``REFERENCE_FILE``."""
+    rows = tomllib.loads(REFERENCE_FILE.read_text(encoding="utf-8"))[table]
+    return [(row["position"], row["rules"], tuple(row["counts"])) for row in rows]
+
+
+REFERENCE = read_reference("specification")
 """The reference counts of the specification."""
-VARIANT_REFERENCE = [row for row in ALL_REFERENCE if RULES[row[1]].move_onto_face_down]
+VARIANT_REFERENCE = read_reference("onto_face_down")
 """Our own reference counts for moves onto face-down pieces: computed by the plain perft
 of ``plain_rules`` and checked by the fast one (d1, d2, d3)."""
 PLAIN_D3_LIMIT = 10_000_000
@@ -95,7 +63,9 @@ def depth_cases(reference: list[Reference], limit: int | None = None) -> list[An
     ]
 
 
-@pytest.mark.parametrize(("text", "rules", "depth", "expected"), depth_cases(ALL_REFERENCE))
+@pytest.mark.parametrize(
+    ("text", "rules", "depth", "expected"), depth_cases(REFERENCE + VARIANT_REFERENCE)
+)
 def test_reference_counts(text: str, rules: str, depth: int, expected: int) -> None:
     pos = parse_position(text)
     before = (pos.to_string(), pos.hash)
