@@ -18,86 +18,113 @@ class ParamsError(RulesInputError):
     """An unknown parameter name, or a value that is not a number within its bounds."""
 
 
+def _param(default: float, low: float, high: float, description: str) -> float:
+    """A tunable weight: its default and the closed bounds ``[low, high]`` a value must lie in."""
+    value: float = Field(default=default, ge=low, le=high, description=description)
+    return value
+
+
 class EvalParams(BaseModel):
     """Weights of the evaluation (material units: a Pawn of the Olympiad order is 2)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    jumping_cannon_value: float = Field(
-        default=24.0, ge=4.0, le=64.0, description="Base value of a cannon that jumps."
+    jumping_cannon_value: float = _param(
+        24.0,
+        4.0,
+        64.0,
+        "Base value of a cannon that jumps.",
     )
-    king_pawn_discount: float = Field(
-        default=0.08, ge=0.0, le=0.2, description="Share of the King's value lost per enemy Pawn."
+    king_pawn_discount: float = _param(
+        0.08,
+        0.0,
+        0.2,
+        "Share of the King's value lost per enemy Pawn.",
     )
-    pawn_king_bonus: float = Field(
-        default=6.0, ge=0.0, le=20.0, description="Value of Pawns while the enemy King lives."
+    pawn_king_bonus: float = _param(
+        6.0,
+        0.0,
+        20.0,
+        "Value of Pawns while the enemy King lives.",
     )
-    safe_factor: float = Field(
-        default=1.2, ge=1.0, le=2.0, description="Factor on a piece nothing left can capture."
+    safe_factor: float = _param(
+        1.2,
+        1.0,
+        2.0,
+        "Factor on a piece nothing left can capture.",
     )
-    mobility_weight: float = Field(
-        default=0.15, ge=0.0, le=2.0, description="Value of each step a face-up piece can make."
+    mobility_weight: float = _param(
+        0.15,
+        0.0,
+        2.0,
+        "Value of each step a face-up piece can make.",
     )
-    chase_weight: float = Field(
-        default=0.3, ge=0.0, le=3.0, description="Pull towards prey that cannot hit back."
+    chase_weight: float = _param(
+        0.3,
+        0.0,
+        3.0,
+        "Pull towards prey that cannot hit back.",
     )
-    chase_max_hidden: float = Field(
-        default=10.0, ge=0.0, le=32.0, description="Chase counts once at most this many face down."
+    chase_max_hidden: float = _param(
+        10.0,
+        0.0,
+        32.0,
+        "Chase counts once at most this many face down.",
     )
-    enemy_weight: float = Field(
-        default=0.2,
-        ge=0.0,
-        le=2.0,
-        description="Gain of a piece's value as the enemies able to take it are captured.",
+    enemy_weight: float = _param(
+        0.2,
+        0.0,
+        2.0,
+        "Gain of a piece's value as the enemies able to take it are captured.",
     )
-    prey_weight: float = Field(
-        default=0.0,
-        ge=0.0,
-        le=0.9,
-        description="Share of a piece's value lost as the enemies it can take are captured.",
+    prey_weight: float = _param(
+        0.0,
+        0.0,
+        0.9,
+        "Share of a piece's value lost as the enemies it can take are captured.",
     )
-    cannon_screen_weight: float = Field(
-        default=0.3,
-        ge=0.0,
-        le=0.9,
-        description="Share of a jumping cannon's value lost as pieces (screens) leave the board.",
+    cannon_screen_weight: float = _param(
+        0.3,
+        0.0,
+        0.9,
+        "Share of a jumping cannon's value lost as pieces (screens) leave the board.",
     )
-    threat_stm_weight: float = Field(
-        default=0.2,
-        ge=0.0,
-        le=1.0,
-        description="Share of the best gain the side to move threatens that it is credited.",
+    threat_stm_weight: float = _param(
+        0.2,
+        0.0,
+        1.0,
+        "Share of the best gain the side to move threatens that it is credited.",
     )
-    threat_opp_weight: float = Field(
-        default=0.1,
-        ge=0.0,
-        le=1.0,
-        description="Share of the best gain the opponent threatens that the side to move loses.",
+    threat_opp_weight: float = _param(
+        0.1,
+        0.0,
+        1.0,
+        "Share of the best gain the opponent threatens that the side to move loses.",
     )
-    trapped_weight: float = Field(
-        default=0.4,
-        ge=0.0,
-        le=1.0,
-        description="Share of the side to move's attacked pieces with no safe square it loses.",
+    trapped_weight: float = _param(
+        0.4,
+        0.0,
+        1.0,
+        "Share of the side to move's attacked pieces with no safe square it loses.",
     )
-    parity_weight: float = Field(
-        default=1.0,
-        ge=0.0,
-        le=8.0,
-        description="Chaser with the right distance parity (no face down left), per chaser.",
+    parity_weight: float = _param(
+        1.0,
+        0.0,
+        8.0,
+        "Chaser with the right distance parity (no face down left), per chaser.",
     )
-    flip_risk_weight: float = Field(
-        default=0.1,
-        ge=0.0,
-        le=1.0,
-        description="Share of a piece's value at risk next to face-down squares, times the chance "
+    flip_risk_weight: float = _param(
+        0.1,
+        0.0,
+        1.0,
+        "Share of a piece's value at risk next to face-down squares, times the chance "
         "it hides an enemy that takes it by a step.",
     )
-    progress_window: float = Field(
-        default=30.0,
-        ge=1.0,
-        le=200.0,
-        description="Plies before the no-progress draw over which the score fades to 0.",
+    progress_window: float = _param(
+        30.0,
+        1.0,
+        200.0,
+        "Plies before the no-progress draw over which the score fades to 0.",
     )
 
 

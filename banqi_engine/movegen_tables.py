@@ -75,6 +75,21 @@ def rule_tables(rules: RuleSet) -> RuleTables:
     return entry[1]
 
 
+def _running_unions(bb: list[Bitboard], base: Piece, order: tuple[Kind, ...]) -> list[Bitboard]:
+    """Per kind, the squares of the pieces ``base + k`` of every kind ``k`` up to it in
+    ``order`` (seven kinds; unrolled, as it runs for every node)."""
+    k0, k1, k2, k3, k4, k5, k6 = order
+    unions = [0] * 7
+    union = unions[k0] = bb[base + k0]
+    union = unions[k1] = union | bb[base + k1]
+    union = unions[k2] = union | bb[base + k2]
+    union = unions[k3] = union | bb[base + k3]
+    union = unions[k4] = union | bb[base + k4]
+    union = unions[k5] = union | bb[base + k5]
+    unions[k6] = union | bb[base + k6]
+    return unions
+
+
 def prey_masks(bb: list[Bitboard], enemy: Piece, tables: RuleTables) -> list[Bitboard]:
     """Per attacker kind, the squares of the pieces ``enemy + kind`` it takes by a step
     (``enemy``: the first piece code of the enemy colour).
@@ -83,15 +98,7 @@ def prey_masks(bb: list[Bitboard], enemy: Piece, tables: RuleTables) -> list[Bit
     never takes a Pawn, a Pawn takes the King, and a jumping cannon takes nothing
     by a step (the rules' ``step_capture_masks``).
     """
-    k0, k1, k2, k3, k4, k5, k6 = tables.rising
-    prey = [0] * 7
-    below = prey[k0] = bb[enemy + k0]
-    below = prey[k1] = below | bb[enemy + k1]
-    below = prey[k2] = below | bb[enemy + k2]
-    below = prey[k3] = below | bb[enemy + k3]
-    below = prey[k4] = below | bb[enemy + k4]
-    below = prey[k5] = below | bb[enemy + k5]
-    prey[k6] = below | bb[enemy + k6]
+    prey = _running_unions(bb, enemy, tables.rising)
     prey[KING] &= ~bb[enemy + PAWN]
     prey[PAWN] |= bb[enemy + KING]
     if tables.jump:
@@ -101,15 +108,7 @@ def prey_masks(bb: list[Bitboard], enemy: Piece, tables: RuleTables) -> list[Bit
 
 def threat_masks(bb: list[Bitboard], own: Piece, tables: RuleTables) -> list[Bitboard]:
     """Per target kind, the squares of the pieces (codes ``own + kind``) that take it by a step."""
-    k0, k1, k2, k3, k4, k5, k6 = tables.falling
-    threats = [0] * 7
-    above = threats[k0] = bb[own + k0]
-    above = threats[k1] = above | bb[own + k1]
-    above = threats[k2] = above | bb[own + k2]
-    above = threats[k3] = above | bb[own + k3]
-    above = threats[k4] = above | bb[own + k4]
-    above = threats[k5] = above | bb[own + k5]
-    threats[k6] = above | bb[own + k6]
+    threats = _running_unions(bb, own, tables.falling)
     threats[PAWN] &= ~bb[own + KING]
     threats[KING] |= bb[own + PAWN]
     if tables.jump:

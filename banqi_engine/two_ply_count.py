@@ -310,27 +310,16 @@ def _far_children(
 ) -> tuple[int, int]:
     """The moves of the ``far`` pieces, which only step to empty squares, and the
     change they make, which is only the cannons' (see ``_step_children``)."""
-    change = _far_cannons_change(far, cannons, lines, empty, own_bb, tables) if lines else 0
-    return adjacent_pairs(far, empty), change
-
-
-def _far_cannons_change(
-    far: Bitboard,
-    cannons: list[_FoeCannon],
-    lines: Bitboard,
-    empty: Bitboard,
-    own_bb: Bitboard,
-    tables: RuleTables,
-) -> int:
-    """The cannons' part of the change of the steps of ``far`` pieces (see ``_step_children``)."""
+    moves = adjacent_pairs(far, empty)
     change = 0
-    far &= lines | adjacent(empty & lines)
-    while far:
-        frm_bit = far & -far
-        far ^= frm_bit
-        steps = NEIGHBOUR_MASKS[frm_bit.bit_length() - 1] & empty
-        change += _cannons_quiet_change(cannons, frm_bit, steps, empty, own_bb, tables)
-    return change
+    if lines:
+        far &= lines | adjacent(empty & lines)
+        while far:
+            frm_bit = far & -far
+            far ^= frm_bit
+            steps = NEIGHBOUR_MASKS[frm_bit.bit_length() - 1] & empty
+            change += _cannons_quiet_change(cannons, frm_bit, steps, empty, own_bb, tables)
+    return moves, change
 
 
 def _cannons_quiet_change(

@@ -136,63 +136,97 @@ async def _json(request: Request, model: type[M]) -> M:
 
 
 Handler = Callable[[Request], Awaitable[Any]]
+Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-def create_app(config: GuiConfig) -> Starlette:
-    """The app of one server."""
-    sessions = Sessions(config.play)
-    cache = RecordCache()
+def _has_token(given: str, token: str) -> bool:
+    """Whether ``given`` is the server's token (compared in constant time)."""
+    return secrets.compare_digest(given.encode(), token.encode())
 
-    def api(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-        """An API endpoint: the token checked, errors as JSON, the result as JSON."""
 
-        async def endpoint(request: Request) -> Response:
-            given = request.cookies.get(COOKIE) or request.headers.get(HEADER) or ""
-            if not secrets.compare_digest(given.encode(), config.token.encode()):
-                return _error(401, "no valid token: open the address that 'banqi gui' printed")
-            try:
-                result = await handler(request)
-            except (_ApiError, SessionError) as error:
-                return _error(error.status, error.message)
-            except WatchError as error:
-                return _error(404, str(error))
-            except (InputError, RulesInputError) as error:
-                return _error(422, str(error))
-            return result if isinstance(result, Response) else JSONResponse(result)
+def _api(token: str, handler: Handler) -> Endpoint:
+    """An API endpoint: the token checked, errors as JSON, the result as JSON."""
 
-        return endpoint
+    async def endpoint(request: Request) -> Response:
+        given = request.cookies.get(COOKIE) or request.headers.get(HEADER) or ""
+        if not _has_token(given, token):
+            return _error(401, "no valid token: open the address that 'banqi gui' printed")
+        try:
+            result = await handler(request)
+        except (_ApiError, SessionError) as error:
+            return _error(error.status, error.message)
+        except WatchError as error:
+            return _error(404, str(error))
+        except (InputError, RulesInputError) as error:
+            return _error(422, str(error))
+        return result if isinstance(result, Response) else JSONResponse(result)
 
-    def session_of(request: Request) -> PlaySession:
-        return sessions.get(request.path_params["session"])
+    return endpoint
+
+
+def _index(token: str) -> Endpoint:
+    """The page; with ``?token=``, the cookie set (if the token is right) and a redirect."""
 
     async def index(request: Request) -> Response:
-        token = request.query_params.get("token")
-        if token is None:
+        given = request.query_params.get("token")
+        if given is None:
             return FileResponse(STATIC / "index.html")
-        if not secrets.compare_digest(token.encode(), config.token.encode()):
+        if not _has_token(given, token):
             return PlainTextResponse(
                 "wrong token: open the address that 'banqi gui' printed", status_code=403
             )
         response = RedirectResponse("/", status_code=303)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
+        response.set_cookie(COOKIE, given, httponly=True, samesite="strict")
         return response
 
-    async def options(request: Request) -> Any:
+    return index
+
+
+class _PlayApi:
+    """The endpoints of games against an engine: options, new games and their actions."""
+
+    def __init__(self, play: PlayOptions, sessions: Sessions) -> None:
+        self.play = play
+        self.sessions = sessions
+
+    def routes(self, token: str) -> list[Route]:
+        """The play routes, each behind the token."""
+        game = "/api/games/{session}"
+        return [
+            Route("/api/options", _api(token, self.options)),
+            Route("/api/games", _api(token, self.new_game), methods=["POST"]),
+            Route(game, _api(token, self.state)),
+            Route(game, _api(token, self.end_game), methods=["DELETE"]),
+            Route(game + "/action", _api(token, self.action), methods=["POST"]),
+            Route(game + "/hint", _api(token, self.hint), methods=["POST"]),
+            Route(game + "/undo", _api(token, self.undo), methods=["POST"]),
+            Route(game + "/resign", _api(token, self.resign), methods=["POST"]),
+            Route(game + "/record.{fmt:str}", _api(token, self.record)),
+        ]
+
+    def session_of(self, request: Request) -> PlaySession:
+        """The game the request's path names (SessionError if there is none)."""
+        return self.sessions.get(request.path_params["session"])
+
+    async def options(self, request: Request) -> Any:
+        """The engines offered, the rule-set presets, the piece letters."""
         return {
             "engines": [
-                {"id": c.id, "label": c.label, "level": c.level} for c in config.play.engines
+                {"id": c.id, "label": c.label, "level": c.level} for c in self.play.engines
             ],
             "rules": {name: rules.model_dump() for name, rules in PRESETS.items()},
             "pieces": PIECE_LETTERS,
         }
 
-    async def new_game(request: Request) -> Any:
+    async def new_game(self, request: Request) -> Any:
+        """A new game of the body's settings: its state, 201."""
         settings = await _json(request, PlaySettings)
-        session = await sessions.create(settings)
+        session = await self.sessions.create(settings)
         return JSONResponse(session.view(), status_code=201)
 
-    async def state(request: Request) -> Any:
-        session = session_of(request)
+    async def state(self, request: Request) -> Any:
+        """A game's state, after waiting for a change past ``?since=``."""
+        session = self.session_of(request)
         since = request.query_params.get("since")
         if since is not None:
             if not since.isdigit():
@@ -200,33 +234,39 @@ def create_app(config: GuiConfig) -> Starlette:
             await session.wait_change(int(since), LONG_POLL)
         return session.view()
 
-    async def end_game(request: Request) -> Any:
-        await sessions.close(request.path_params["session"])
+    async def end_game(self, request: Request) -> Any:
+        """End a game."""
+        await self.sessions.close(request.path_params["session"])
         return {"closed": True}
 
-    async def action(request: Request) -> Any:
-        session = session_of(request)
+    async def action(self, request: Request) -> Any:
+        """Play the body's move or flip: the state after it."""
+        session = self.session_of(request)
         body = await _json(request, ActionBody)
         await session.act(body.move)
         return session.view()
 
-    async def hint(request: Request) -> Any:
-        session = session_of(request)
+    async def hint(self, request: Request) -> Any:
+        """The engine's hint and the state."""
+        session = self.session_of(request)
         move = await session.ask_hint()
         return {"hint": move, "state": session.view()}
 
-    async def undo(request: Request) -> Any:
-        session = session_of(request)
+    async def undo(self, request: Request) -> Any:
+        """Take back the person's last move: the state after it."""
+        session = self.session_of(request)
         await session.undo()
         return session.view()
 
-    async def resign(request: Request) -> Any:
-        session = session_of(request)
+    async def resign(self, request: Request) -> Any:
+        """Resign the game: the state after it."""
+        session = self.session_of(request)
         await session.resign()
         return session.view()
 
-    async def record(request: Request) -> Any:
-        session = session_of(request)
+    async def record(self, request: Request) -> Any:
+        """A finished game's record, as JSON or as the platform's text, to download."""
+        session = self.session_of(request)
         if session.record is None:
             raise _ApiError(409, "the game is not over: its record is made when it ends")
         if request.path_params["fmt"] not in ("json", "txt"):
@@ -239,49 +279,64 @@ def create_app(config: GuiConfig) -> Starlette:
         text = format_text_record(session.record, Position.opening())
         return PlainTextResponse(text, headers=disposition)
 
-    async def runs(request: Request) -> Any:
-        return {"runs": config.runs.listing()}
 
-    async def watch(request: Request) -> Any:
-        folder = config.runs.folder(request.path_params["run"])
-        return watch_view(folder, cache)
+class _WatchApi:
+    """The endpoints of the run folders: their list, a run's games, a finished game's replay."""
 
-    async def run_game(request: Request) -> Any:
-        folder = config.runs.folder(request.path_params["run"])
-        return record_replay(folder, request.path_params["game"], cache).model_dump()
+    def __init__(self, runs: RunFolders) -> None:
+        self.runs = runs
+        self.cache = RecordCache()
 
-    async def replay(request: Request) -> Any:
-        rules = PRESETS.get(request.query_params.get("rules", "olympiad"))
-        if rules is None:
-            raise _ApiError(400, f"rules must be one of {', '.join(PRESETS)}")
-        name = request.query_params.get("name", "the uploaded file")[:200]
-        try:
-            text = (await _body(request, MAX_UPLOAD)).decode("utf-8")
-        except UnicodeDecodeError:
-            raise _ApiError(400, f"{name} is not UTF-8 text") from None
-        return replay_of_upload(text, rules, name).model_dump()
+    def routes(self, token: str) -> list[Route]:
+        """The watch routes, each behind the token."""
+        return [
+            Route("/api/runs", _api(token, self.listing)),
+            Route("/api/runs/{run}/watch", _api(token, self.watch)),
+            Route("/api/runs/{run}/games/{game}", _api(token, self.run_game)),
+        ]
+
+    async def listing(self, request: Request) -> Any:
+        """The run folders."""
+        return {"runs": self.runs.listing()}
+
+    async def watch(self, request: Request) -> Any:
+        """A run's live games, finished games and standings."""
+        folder = self.runs.folder(request.path_params["run"])
+        return watch_view(folder, self.cache)
+
+    async def run_game(self, request: Request) -> Any:
+        """The replay of a finished game of a run."""
+        folder = self.runs.folder(request.path_params["run"])
+        return record_replay(folder, request.path_params["game"], self.cache).model_dump()
+
+
+async def _replay(request: Request) -> Any:
+    """The replay of the record file in the body (``?rules=`` preset, ``?name=`` of the file)."""
+    rules = PRESETS.get(request.query_params.get("rules", "olympiad"))
+    if rules is None:
+        raise _ApiError(400, f"rules must be one of {', '.join(PRESETS)}")
+    name = request.query_params.get("name", "the uploaded file")[:200]
+    try:
+        text = (await _body(request, MAX_UPLOAD)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise _ApiError(400, f"{name} is not UTF-8 text") from None
+    return replay_of_upload(text, rules, name).model_dump()
+
+
+def create_app(config: GuiConfig) -> Starlette:
+    """The app of one server."""
+    sessions = Sessions(config.play)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         await sessions.close_all()
 
-    game = "/api/games/{session}"
     routes = [
-        Route("/", index),
-        Route("/api/options", api(options)),
-        Route("/api/games", api(new_game), methods=["POST"]),
-        Route(game, api(state)),
-        Route(game, api(end_game), methods=["DELETE"]),
-        Route(game + "/action", api(action), methods=["POST"]),
-        Route(game + "/hint", api(hint), methods=["POST"]),
-        Route(game + "/undo", api(undo), methods=["POST"]),
-        Route(game + "/resign", api(resign), methods=["POST"]),
-        Route(game + "/record.{fmt:str}", api(record)),
-        Route("/api/runs", api(runs)),
-        Route("/api/runs/{run}/watch", api(watch)),
-        Route("/api/runs/{run}/games/{game}", api(run_game)),
-        Route("/api/replay", api(replay), methods=["POST"]),
+        Route("/", _index(config.token)),
+        *_PlayApi(config.play, sessions).routes(config.token),
+        *_WatchApi(config.runs).routes(config.token),
+        Route("/api/replay", _api(config.token, _replay), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_SecurityHeaders)])

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ValidationError
 
+from banqi_common.model_files import first_problem
 from banqi_engine.errors import RulesInputError
 from banqi_engine.game import Game
 from banqi_engine.layout import parse_layout
@@ -119,10 +120,8 @@ def replay_of_upload(text: str, rules: RuleSet, title: str) -> ReplayView:
         try:
             record = GameRecord.model_validate_json(text)
         except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "(top level)"
             raise RecordError(
-                f"{title} is not a valid {RECORD_FORMAT} record: {where}: {first['msg']}"
+                f"{title} is not a valid {RECORD_FORMAT} record: {first_problem(error)}"
             ) from None
         return replay_of_record(record)
     return replay_of_text(parse_text_record(text), rules, title)

@@ -18,9 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from banqi_common.errors import InputError
+from banqi_common.model_files import read_model_file
 from banqi_engine.rules import RuleSet
 
 from .game_setup import GameSetup
@@ -115,16 +116,7 @@ def end_live(path: Path) -> None:
 
 def read_live(path: Path) -> LiveGame:
     """Load and validate a live view; LiveError says what is wrong."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LiveError(f"cannot read live view {path}: {error}") from None
-    try:
-        return LiveGame.model_validate_json(text)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise LiveError(f"live view {path} is not valid: {where}: {first['msg']}") from None
+    return read_model_file(path, LiveGame, LiveError, "live view")
 
 
 def clear_live_views(out: Path) -> None:

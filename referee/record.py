@@ -18,13 +18,13 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
-    ValidationError,
     model_serializer,
     model_validator,
 )
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
+from banqi_common.model_files import read_model_file
 from banqi_engine.errors import MoveError
 from banqi_engine.layout import format_layout
 from banqi_engine.moves import move_from
@@ -296,16 +296,11 @@ def write_record(record: GameRecord, path: Path) -> None:
 
 def read_record(path: Path) -> GameRecord:
     """Load and validate a JSON record; RecordError says what is wrong and where."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise RecordError(f"cannot read record {path}: {error}") from None
-    try:
-        return GameRecord.model_validate_json(text)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise RecordError(
-            f"record {path} is not a valid {RECORD_FORMAT} record: {where}: {first['msg']}"
-            + (f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else "")
-        ) from None
+    return read_model_file(
+        path,
+        GameRecord,
+        RecordError,
+        "record",
+        valid=f"a valid {RECORD_FORMAT} record",
+        count_more=True,
+    )

@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from fake_output import FAKE_OUTPUT
+
 from banqi_engine.rules import PRESETS
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
@@ -51,14 +53,7 @@ def first_process():
     return True
 
 
-def out(data):
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
-
-
-def reply(i, payload=""):
-    out((f"={i} {payload}" if payload else f"={i}").encode() + b"\n")
-
+__OUTPUT__
 
 def track(i, words):
     if i == 11 and words[2] in face_down:
@@ -137,6 +132,24 @@ def choose(colour):
 TEST_KEY = bytes(range(32))
 
 
+def rule_set_fake(accepts: bool) -> str:
+    """Custom code of a fake that lists ``rule_set`` among its commands, and then takes the
+    rule set it is told (``accepts``) or refuses it."""
+    answer = "reply(19)" if accepts else 'out(b"?19 cannot play these rules\\n")'
+    return f"""
+plain_answer = answer
+
+
+def answer(i, words):
+    if i == 4:
+        out(b"=4 protocol_version\\nname\\nrule_set\\ngenmove\\n")
+    elif i == 19:
+        {answer}
+    else:
+        plain_answer(i, words)
+"""
+
+
 @dataclass(frozen=True)
 class Fake:
     """A fake engine script in ``folder`` and the pid files its processes write."""
@@ -181,6 +194,7 @@ def write_fake(
         FAKE_TEMPLATE.replace("__HERE__", repr(str(folder)))
         .replace("__NAME__", repr(name))
         .replace("__LEGAL__", legal_code)
+        .replace("__OUTPUT__", FAKE_OUTPUT)
         .replace("__CUSTOM__", custom)
     )
     fake.script.write_text(text)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from fake_output import FAKE_OUTPUT
 
 from protocol.client import EngineClient
 from protocol.errors import (
@@ -24,16 +25,12 @@ from protocol.messages import Command, Reply
 
 T = TypeVar("T")
 
-ENGINE_TEMPLATE = r"""
+ENGINE_TEMPLATE = (
+    r"""
 import os, signal, subprocess, sys, time
-
-def out(data):
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
-
-def reply(i, payload=""):
-    out((f"={i} {payload}" if payload else f"={i}").encode() + b"\n")
-
+"""
+    + FAKE_OUTPUT
+    + r"""
 def answer(i, words):
     if i == 1:
         reply(1, "fake")
@@ -61,6 +58,7 @@ while True:
         on_command(int(words[0]), words)
 on_eof()
 """
+)
 
 
 def engine_script(tmp_path: Path, custom: str = "") -> list[str]:
@@ -175,17 +173,23 @@ def on_command(i, words):
     assert run(scenario).payload == f"{workdir} mild"
 
 
-def test_failure_reply_is_returned(tmp_path: Path) -> None:
-    custom = r"""
+def genmove_reply(tmp_path: Path, line: bytes, colour: str) -> Reply:
+    """The client's reply to a genmove (id 12) that the fake answers with the raw ``line``."""
+    custom = f"""
 def on_command(i, words):
-    out(b"?12 illegal move\n") if i == 12 else answer(i, words)
+    out({line!r}) if i == 12 else answer(i, words)
 """
 
     async def scenario() -> Reply:
         async with await EngineClient.start(engine_script(tmp_path, custom)) as engine:
-            return await engine.request(Command.genmove("black"), 5.0)
+            return await engine.request(Command.genmove(colour), 5.0)
 
-    assert run(scenario) == Reply(12, False, "illegal move")
+    return run(scenario)
+
+
+def test_failure_reply_is_returned(tmp_path: Path) -> None:
+    reply = genmove_reply(tmp_path, b"?12 illegal move\n", "black")
+    assert reply == Reply(12, False, "illegal move")
 
 
 def test_crash_mid_game(tmp_path: Path) -> None:
@@ -353,18 +357,9 @@ def on_command(i, words):
 
 
 def test_reply_with_unusable_payload(tmp_path: Path) -> None:
-    custom = r"""
-def on_command(i, words):
-    out(b"=12 a2\xff a3\n") if i == 12 else answer(i, words)
-"""
-
-    async def scenario() -> None:
-        async with await EngineClient.start(engine_script(tmp_path, custom)) as engine:
-            with pytest.raises(MalformedReplyError) as caught:
-                await engine.request(Command.genmove("red"), 5.0)
-            assert type(caught.value) is MalformedReplyError
-
-    run(scenario)
+    with pytest.raises(MalformedReplyError) as caught:
+        genmove_reply(tmp_path, b"=12 a2\xff a3\n", "red")
+    assert type(caught.value) is MalformedReplyError
 
 
 def test_endless_line_is_bounded(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from banqi_engine.game import Game
 from banqi_engine.moves import is_flip
-from banqi_engine.pieces import BLACK, RED, UNDECIDED
+from banqi_engine.pieces import BLACK, RED, UNDECIDED, Colour
 from banqi_engine.players import make_player
 from banqi_engine.position import OPENING, parse_position
 from banqi_engine.rules import PRESETS
@@ -58,6 +58,13 @@ def ok(engine: DctpEngine, line: str) -> str:
     reply = ask(engine, line)
     assert reply.ok, (line, reply)
     return reply.payload
+
+
+def plays_for(engine: DctpEngine, colour: str, side: Colour) -> None:
+    """``12 genmove <colour>`` answers a legal move of ``side``, which is then to move."""
+    move = parse_genmove_payload(ok(engine, f"12 genmove {colour}")).move
+    assert engine.game.side == side
+    assert move in engine.game.legal_moves()
 
 
 def refused(engine: DctpEngine, line: str) -> str:
@@ -144,18 +151,14 @@ def test_genmove_never_applies_its_own_answer() -> None:
 def test_genmove_for_the_other_colour_plays_for_it() -> None:
     engine = new_engine()
     ok(engine, "18 init_board " + MIDGAME)
-    move = parse_genmove_payload(ok(engine, "12 genmove red")).move
-    assert engine.game.side == RED
-    assert move in engine.game.legal_moves()
+    plays_for(engine, "red", RED)
     assert engine.game.position.board_field() == MIDGAME.split()[0]
 
 
 def test_genmove_unknown_answers_for_the_tracked_side() -> None:
     engine = new_engine()
     ok(engine, "18 init_board " + MIDGAME)
-    move = parse_genmove_payload(ok(engine, "12 genmove unknown")).move
-    assert engine.game.side == BLACK
-    assert move in engine.game.legal_moves()
+    plays_for(engine, "unknown", BLACK)
 
 
 def test_echoes_track_the_game_and_decide_colours() -> None:
@@ -223,9 +226,7 @@ def test_genmove_for_a_side_with_no_legal_move_is_refused() -> None:
     ok(engine, "18 init_board " + RED_ONLY)
     assert "black has no legal move" in refused(engine, "12 genmove black")
     assert "not black's" in refused(engine, "10 move a8 b8")
-    move = parse_genmove_payload(ok(engine, "12 genmove red")).move
-    assert engine.game.side == RED
-    assert move in engine.game.legal_moves()
+    plays_for(engine, "red", RED)
 
 
 def test_draw_counts_change_the_rules_of_this_game_and_the_next() -> None:

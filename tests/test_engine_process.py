@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from game_drivers import play_shown
 
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
@@ -16,7 +17,6 @@ from banqi_engine.pieces import COLOUR_NAMES, PIECE_LETTERS, UNDECIDED
 from banqi_engine.players import RandomPlayer
 from banqi_engine.rules import PRESETS
 from banqi_engine.squares import parse_square
-from protocol.echo import echo_command
 from protocol.messages import Command, Reply, parse_genmove_payload, parse_reply_line
 
 ENGINE = Path(sys.executable).parent / "banqi-engine"
@@ -108,12 +108,7 @@ def play_platform_game(seed: int, engine_first: bool) -> None:
             assert move in referee.legal_moves(), (reply.payload, referee.position)
         else:
             move = opponent.choose(referee, None)
-        piece = referee.piece_shown(move, layout)
-        echo = echo_command(referee.position, referee.rules, move, piece)
-        referee.play(move, piece)
-        if mover == UNDECIDED:
-            assert piece is not None
-            mover = piece // 7
+        echo, mover = play_shown(referee, move, layout)
         assert engine.ask(echo) == Reply(int(echo.id), True)
         clocks[mover] -= 5
         assert engine.ask(Command.time_left(mover, clocks[mover])).ok

@@ -3,14 +3,13 @@
 import random
 
 import pytest
+from game_drivers import random_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from banqi_engine.eval_params import DEFAULT_PARAMS, EvalParams, ParamsError, params_with
 from banqi_engine.evaluation import Evaluator
-from banqi_engine.game import Game
-from banqi_engine.layout import random_layout
 from banqi_engine.pieces import (
     BLACK,
     CANNON,
@@ -171,18 +170,6 @@ def test_the_score_fades_near_the_no_progress_limit(side: str) -> None:
 # -- symmetry --------------------------------------------------------------------------
 
 
-def random_game_position(seed: int, rules: RuleSet, plies: int) -> Position:
-    rng = random.Random(seed)
-    layout = random_layout(rng)
-    game = Game(rules)
-    for _ in range(plies):
-        if game.outcome is not None:
-            break
-        chosen = rng.choice(game.legal_moves())
-        game.play(chosen, game.piece_shown(chosen, layout))
-    return game.position
-
-
 def colours_swapped(pos: Position) -> Position:
     board = [s if s >= HIDDEN else (s + NUM_KINDS) % (2 * NUM_KINDS) for s in pos.board]
     return Position(board, pos.pool[NUM_KINDS:] + pos.pool[:NUM_KINDS], pos.side ^ 1)
@@ -200,7 +187,7 @@ def mirrored(pos: Position, files: bool) -> Position:
 @given(seed=st.integers(0, 2**32), plies=st.integers(1, 250))
 def test_the_evaluation_is_symmetric(preset: str, seed: int, plies: int) -> None:
     rules = PRESETS[preset]
-    pos = random_game_position(seed, rules, plies)
+    pos = random_game(random.Random(seed), rules, plies).position
     if pos.side == UNDECIDED:
         return
     evaluator = Evaluator(rules)

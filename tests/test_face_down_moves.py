@@ -106,29 +106,30 @@ def test_an_own_piece_is_turned_up_and_the_mover_stays() -> None:
     assert game.position.pool[piece("N")] == 0
 
 
-def test_an_enemy_the_mover_cannot_take_stays_face_up_and_may_take_back() -> None:
-    # a guard does not take a rook under the order K R N C G M P
-    game = game_at({"b2": "G", "b3": "X", "d8": "X", "d1": "k"}, "r", "rp")
-    game.play(mv("b2-b3"), piece("r"))
+@pytest.mark.parametrize(
+    ("mover", "other", "pool", "found"),
+    [
+        # a guard does not take a rook under the order K R N C G M P
+        pytest.param("G", "k", "rp", "r", id="guard-finds-rook"),
+        # a king never takes a pawn
+        pytest.param("K", "g", "pp", "p", id="king-finds-pawn"),
+    ],
+)
+def test_an_enemy_the_mover_cannot_take_stays_face_up_and_may_take_back(
+    mover: str, other: str, pool: str, found: str
+) -> None:
+    game = game_at({"b2": mover, "b3": "X", "d8": "X", "d1": other}, "r", pool)
+    game.play(mv("b2-b3"), piece(found))
     assert game.position.to_string() == text_of(
-        {"b2": "G", "b3": "r", "d8": "X", "d1": "k"}, "b", "p", 0, 31
+        {"b2": mover, "b3": found, "d8": "X", "d1": other}, "b", "p", 0, 31
     )
-    assert mv("b3-b2") in game.legal_moves()  # the black rook now takes the guard
+    assert mv("b3-b2") in game.legal_moves()  # the enemy turned up now takes the mover
 
 
 def test_a_pawn_that_turns_up_the_enemy_king_captures_it() -> None:
     game = game_at({"b2": "P", "b3": "X", "d8": "X", "d1": "g"}, "r", "kp")
     game.play(mv("b2-b3"), piece("k"))
     assert game.position.to_string() == text_of({"b3": "P", "d8": "X", "d1": "g"}, "b", "p", 0, 31)
-
-
-def test_a_king_that_turns_up_an_enemy_pawn_stays() -> None:
-    game = game_at({"b2": "K", "b3": "X", "d8": "X", "d1": "g"}, "r", "pp")
-    game.play(mv("b2-b3"), piece("p"))
-    assert game.position.to_string() == text_of(
-        {"b2": "K", "b3": "p", "d8": "X", "d1": "g"}, "b", "p", 0, 31
-    )
-    assert mv("b3-b2") in game.legal_moves()  # and the pawn may take the king
 
 
 def test_a_black_mover_and_equal_ranks() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from in_process_engines import engine_spec, in_process
-from referee_fakes import Fake, play, survivors, write_fake
+from referee_fakes import Fake, play, rule_set_fake, survivors, write_fake
 
 from banqi_cli.main import cli
 from banqi_common.errors import InputError
@@ -180,20 +180,6 @@ def test_the_shape_board_keeps_the_square_a_move_onto_a_face_down_piece_left_uns
         olympiad.play(parse_ply("b2-b3(?)"))
 
 
-SAYS_RULE_SET = """
-plain_answer = answer
-
-
-def answer(i, words):
-    if i == 4:
-        out(b"=4 protocol_version\\nname\\nrule_set\\ngenmove\\n")
-    elif i == 19:
-        out(b"?19 cannot play these rules\\n")
-    else:
-        plain_answer(i, words)
-"""
-
-
 def test_an_engine_that_does_not_take_the_rules_loses_by_rules_refused(
     tmp_path: Path, fakes: list[Fake]
 ) -> None:
@@ -215,7 +201,7 @@ def test_the_engine_check_refuses_an_engine_that_cannot_be_told(
     tmp_path: Path, fakes: list[Fake]
 ) -> None:
     plain = write_fake(tmp_path / "e", "plain")
-    refuses = write_fake(tmp_path / "e", "refuses", SAYS_RULE_SET)
+    refuses = write_fake(tmp_path / "e", "refuses", rule_set_fake(accepts=False))
     fakes += [plain, refuses]
     for fake, words in ((plain, "does not list rule_set"), (refuses, "refused them: cannot")):
         with pytest.raises(EngineCheckError, match=words) as caught:

@@ -191,13 +191,18 @@ def play_one(driver: WebDriver, choose: random.Random, *, check: bool = False) -
     next_turn(driver, before)
 
 
-def test_a_whole_game_against_level_0_by_clicking(browser: WebDriver, server: Server) -> None:
-    driver = browser
+def choose_a_game_against_level_0(driver: WebDriver, server: Server, rules: str) -> None:
+    """Open the page and choose a game against level 0 under ``rules``, the person first."""
     driver.get(server.url)
     wait(driver, lambda d: "to move" in status(d))
     Select(driver.find_element(By.ID, "engine")).select_by_value("level-0")
-    Select(driver.find_element(By.ID, "rules")).select_by_value("casual")
+    Select(driver.find_element(By.ID, "rules")).select_by_value(rules)
     Select(driver.find_element(By.ID, "first")).select_by_value("you")
+
+
+def test_a_whole_game_against_level_0_by_clicking(browser: WebDriver, server: Server) -> None:
+    driver = browser
+    choose_a_game_against_level_0(driver, server, "casual")
     driver.find_element(By.ID, "helper").click()
     driver.find_element(By.ID, "new-game").click()
     top = driver.find_element(By.ID, "play-top")
@@ -333,11 +338,7 @@ def test_a_move_onto_a_face_down_piece_by_clicking_then_its_replay(
     browser: WebDriver, server: Server, tmp_path: Path
 ) -> None:
     driver = browser
-    driver.get(server.url)
-    wait(driver, lambda d: "to move" in status(d))
-    Select(driver.find_element(By.ID, "engine")).select_by_value("level-0")
-    Select(driver.find_element(By.ID, "rules")).select_by_value("hong-kong-forum")
-    Select(driver.find_element(By.ID, "first")).select_by_value("you")
+    choose_a_game_against_level_0(driver, server, "hong-kong-forum")
     board = driver.find_element(By.ID, "play-board")
     old = board.get_attribute("data-game")
     driver.find_element(By.ID, "new-game").click()

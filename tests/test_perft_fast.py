@@ -51,6 +51,16 @@ def plain_of(rules: RuleSet) -> tuple[str, str, str, bool]:
     return rules.capture_order, rules.cannon_capture, rules.cannon_move, rules.move_onto_face_down
 
 
+def check_fast_perft(text: str, rules: RuleSet, depth: int) -> None:
+    """The fast perft of ``text`` to ``depth`` is the plain one's, and leaves the position
+    as it was."""
+    pos = parse_position(text)
+    before = (pos.to_string(), pos.hash)
+    expected = perft(parse_state(text), depth, *plain_of(rules))
+    assert fast_perft(pos, rules, depth) == expected, (plain_of(rules), text)
+    assert (pos.to_string(), pos.hash) == before, text
+
+
 def check_two_plies(text: str, rules: RuleSet) -> None:
     pos = parse_position(text)
     before = (pos.to_string(), pos.hash)
@@ -97,11 +107,7 @@ def test_deeper_perft_against_plain(preset: str) -> None:
     for text in [t for t in texts if t.split()[0].count("X") <= 6][7::151]:
         assert fast_perft(parse_position(text), rules, 3) == perft(parse_state(text), 3, *plain)
     for _ in range(6):
-        text = sparse_position(rng)
-        pos = parse_position(text)
-        before = (pos.to_string(), pos.hash)
-        assert fast_perft(pos, rules, 4) == perft(parse_state(text), 4, *plain), text
-        assert (pos.to_string(), pos.hash) == before, text
+        check_fast_perft(sparse_position(rng), rules, 4)
 
 
 def test_random_rule_sets_three_plies() -> None:
@@ -147,11 +153,7 @@ def test_three_plies_on_sparse_boards(preset: str) -> None:
     for index in range(60):
         text = bare_position(rng, index % 3)
         for rules in rule_sets:
-            pos = parse_position(text)
-            before = (pos.to_string(), pos.hash)
-            expected = perft(parse_state(text), 3, *plain_of(rules))
-            assert fast_perft(pos, rules, 3) == expected, (plain_of(rules), text)
-            assert (pos.to_string(), pos.hash) == before, text
+            check_fast_perft(text, rules, 3)
 
 
 def test_deeper_perft_on_sparse_boards() -> None:
@@ -322,11 +324,7 @@ def test_four_plies_with_moves_onto_face_down_on_both_sides() -> None:
     for rules in VARIANT_RULE_SETS:
         for hidden in (2, 3):
             text = both_sides_reveal(rng, rules, hidden)
-            pos = parse_position(text)
-            before = (pos.to_string(), pos.hash)
-            expected = perft(parse_state(text), 4, *plain_of(rules))
-            assert fast_perft(pos, rules, 4) == expected, (plain_of(rules), text)
-            assert (pos.to_string(), pos.hash) == before, text
+            check_fast_perft(text, rules, 4)
 
 
 def test_the_variant_changes_the_counts() -> None:
@@ -351,13 +349,18 @@ moves next: a flip, b1-b2, and a move onto the other face-down Pawn (the King st
 3 leaves per flip, 6 in all."""
 
 
-def test_undecided_colours_with_pieces_up_and_moves_onto_face_down() -> None:
+def undecided_with_a_king() -> Position:
+    """The position of ``UNDECIDED_WITH_A_KING``, built square by square."""
     board = [EMPTY] * NUM_SQUARES
     board[0] = board[2] = HIDDEN
     board[1] = make_piece(COLOURS[0], 0)
     pool = [0] * 14
     pool[13] = 2
-    pos = Position(board, pool, UNDECIDED)
+    return Position(board, pool, UNDECIDED)
+
+
+def test_undecided_colours_with_pieces_up_and_moves_onto_face_down() -> None:
+    pos = undecided_with_a_king()
     state = parse_state(UNDECIDED_WITH_A_KING)
     rules = PRESETS[VARIANT]
     assert perft(state, 2, *plain_of(rules)) == 6
@@ -365,9 +368,4 @@ def test_undecided_colours_with_pieces_up_and_moves_onto_face_down() -> None:
 
 
 def test_two_ply_count_of_undecided_colours_with_pieces_up_and_moves_onto_face_down() -> None:
-    board = [EMPTY] * NUM_SQUARES
-    board[0] = board[2] = HIDDEN
-    board[1] = make_piece(COLOURS[0], 0)
-    pool = [0] * 14
-    pool[13] = 2
-    assert count_two_ply_leaves(Position(board, pool, UNDECIDED), PRESETS[VARIANT]) == 6
+    assert count_two_ply_leaves(undecided_with_a_king(), PRESETS[VARIANT]) == 6

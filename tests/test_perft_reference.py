@@ -1,5 +1,9 @@
 """Perft against the reference counts of the specification, and against the plain generator."""
 
+import tomllib
+from pathlib import Path
+from typing import Any
+
 import pytest
 from plain_rules import PIECE_ORDER, after_reveal, parse_state, preset_perft
 from plain_rules import perft as plain_perft
@@ -11,47 +15,66 @@ from banqi_engine.rules import PRESETS, RuleSet
 from banqi_engine.squares import parse_square
 
 OPENING = "XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX - 12222251222225"
-REFERENCE: list[tuple[str, str, tuple[int, int, int]]] = [
-    (OPENING, "olympiad", (448, 192448, 78989568)),
-    (
-        "XpXn/XpG-/Xn-X/XXX-/XX-P/-XK-/NXXX/C--C b 01220021111012",
-        "olympiad",
-        (142, 19042, 2108833),
-    ),
-    (
-        "nM--/----/kg--/---c/prgp/-X--/-r--/Xm-m b 00001000000001",
-        "olympiad",
-        (23, 151, 3525),
-    ),
-    (
-        "N-PX/----/XK--/--R-/X--X/n-XX/XkXX/G-XC b 00010110120013",
-        "hong-kong",
-        (73, 5094, 265157),
-    ),
-    (
-        "-M-P/GX-c/P---/-X--/-X-N/n-X-/-gXM/RX-- b 01000100001111",
-        "taiwan-sliding-cannon",
-        (46, 1864, 62343),
-    ),
-]
-CASES = [
-    pytest.param(text, rules, depth, counts[depth - 1], id=f"{rules}-{index}-d{depth}")
-    for index, (text, rules, counts) in enumerate(REFERENCE)
-    for depth in (1, 2, 3)
-]
+OLYMPIAD_ONTO = RuleSet(name="olympiad-onto", move_onto_face_down=True)
+"""Olympiad rules (cannons capture only by jumping) with moves onto face-down pieces."""
+TAIWAN_ONTO = RuleSet(
+    name="taiwan-sliding-cannon-onto",
+    cannon_move="slide",
+    no_progress_limit=80,
+    move_onto_face_down=True,
+)
+"""Taiwan rules (cannons slide and capture by jumping) with moves onto face-down pieces."""
+RULES = {**PRESETS, OLYMPIAD_ONTO.name: OLYMPIAD_ONTO, TAIWAN_ONTO.name: TAIWAN_ONTO}
+"""The rule sets of the reference counts, by name."""
+Reference = tuple[str, str, tuple[int, int, int]]
+"""A position string, the name of its rule set, and its perft counts at depths 1, 2 and 3."""
+REFERENCE_FILE = Path(__file__).with_name("perft_reference.toml")
 
 
-@pytest.mark.parametrize(("text", "rules", "depth", "expected"), CASES)
+def read_reference(table: str) -> list[Reference]:
+    """The rows of one table of ``REFERENCE_FILE``."""
+    rows = tomllib.loads(REFERENCE_FILE.read_text(encoding="utf-8"))[table]
+    return [(row["position"], row["rules"], tuple(row["counts"])) for row in rows]
+
+
+REFERENCE = read_reference("specification")
+"""The reference counts of the specification."""
+VARIANT_REFERENCE = read_reference("onto_face_down")
+"""Our own reference counts for moves onto face-down pieces: computed by the plain perft
+of ``plain_rules`` and checked by the fast one (d1, d2, d3)."""
+PLAIN_D3_LIMIT = 10_000_000
+"""The plain perft checks d3 only up to this many leaves (the opening and the hong-kong-forum
+row would take it seconds: the one's d3 is the specification's, the other's was checked once
+when the table was made)."""
+
+
+def plain_of(rules: RuleSet) -> tuple[str, str, str, bool]:
+    return rules.capture_order, rules.cannon_capture, rules.cannon_move, rules.move_onto_face_down
+
+
+def depth_cases(reference: list[Reference], limit: int | None = None) -> list[Any]:
+    """A case (text, rules, depth, expected) per row and depth 1 to 3, but none of more than
+    ``limit`` leaves."""
+    return [
+        pytest.param(text, rules, depth, counts[depth - 1], id=f"{rules}-{index}-d{depth}")
+        for index, (text, rules, counts) in enumerate(reference)
+        for depth in (1, 2, 3)
+        if limit is None or counts[depth - 1] <= limit
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "rules", "depth", "expected"), depth_cases(REFERENCE + VARIANT_REFERENCE)
+)
 def test_reference_counts(text: str, rules: str, depth: int, expected: int) -> None:
     pos = parse_position(text)
     before = (pos.to_string(), pos.hash)
-    assert perft(pos, PRESETS[rules], depth) == expected
+    assert perft(pos, RULES[rules], depth) == expected
     assert (pos.to_string(), pos.hash) == before
 
 
 @pytest.mark.parametrize(
-    ("text", "rules", "depth", "expected"),
-    [case for case in CASES if not (case.values[0] == OPENING and case.values[3] == 78989568)],
+    ("text", "rules", "depth", "expected"), depth_cases(REFERENCE, PLAIN_D3_LIMIT)
 )
 def test_plain_perft_matches_reference(text: str, rules: str, depth: int, expected: int) -> None:
     assert preset_perft(text, depth, rules) == expected
@@ -111,89 +134,21 @@ def test_a_flip_counts_once_per_distinct_piece_type() -> None:
 
 # -- moves onto face-down pieces -------------------------------------------------------
 
-OLYMPIAD_ONTO = RuleSet(name="olympiad-onto", move_onto_face_down=True)
-"""Olympiad rules (cannons capture only by jumping) with moves onto face-down pieces."""
-TAIWAN_ONTO = RuleSet(
-    name="taiwan-sliding-cannon-onto",
-    cannon_move="slide",
-    no_progress_limit=80,
-    move_onto_face_down=True,
-)
-"""Taiwan rules (cannons slide and capture by jumping) with moves onto face-down pieces."""
-VARIANT_RULES = {
-    "hong-kong-forum": PRESETS["hong-kong-forum"],
-    "olympiad-onto": OLYMPIAD_ONTO,
-    "taiwan-sliding-cannon-onto": TAIWAN_ONTO,
-}
-VARIANT_REFERENCE: list[tuple[str, str, tuple[int, int, int]]] = [
-    (
-        # mid-game: face-up pieces of both colours next to face-down squares, a step cannon
-        "XrXX/XPgX/nXCX/-KXp/X-mX/NXXc/XGRX/XXkX b 01211130111113",
-        "hong-kong-forum",
-        (413, 143279, 46712234),
-    ),
-    (
-        # jumping cannons of both sides next to face-down squares (they may not move onto
-        # them), the other pieces may
-        "XcX-/CX-X/X-kX/-PX-/X-Xr/cXGX/-XXC/Xp-X r 11111030111103",
-        "olympiad-onto",
-        (224, 46860, 8055656),
-    ),
-    (
-        # sliding cannons that capture by jumping: they slide, but not onto a face-down piece
-        "-X-C/X--X/Xn--/c-XP/-X--/KXcX/--X-/XpXm b 02111111001002",
-        "taiwan-sliding-cannon-onto",
-        (145, 15545, 1662011),
-    ),
-]
-"""Our own reference counts for moves onto face-down pieces: computed by the plain perft
-of ``plain_rules`` and checked by the fast one (d1, d2, d3)."""
-PLAIN_D3_LIMIT = 10_000_000
-"""The plain perft checks d3 only up to this many leaves (the first table row takes it
-seconds; its d3 was checked once when the table was made)."""
-
-
-def plain_of(rules: RuleSet) -> tuple[str, str, str, bool]:
-    return rules.capture_order, rules.cannon_capture, rules.cannon_move, rules.move_onto_face_down
-
-
-VARIANT_CASES = [
-    pytest.param(text, rules, depth, counts[depth - 1], id=f"{rules}-d{depth}")
-    for text, rules, counts in VARIANT_REFERENCE
-    for depth in (1, 2, 3)
-]
-
-
-@pytest.mark.parametrize(("text", "rules", "depth", "expected"), VARIANT_CASES)
-def test_reference_counts_with_moves_onto_face_down(
-    text: str, rules: str, depth: int, expected: int
-) -> None:
-    pos = parse_position(text)
-    before = (pos.to_string(), pos.hash)
-    assert perft(pos, VARIANT_RULES[rules], depth) == expected
-    assert (pos.to_string(), pos.hash) == before
-
 
 @pytest.mark.parametrize(
-    ("text", "rules", "depth", "expected"),
-    [
-        pytest.param(text, rules, depth, counts[depth - 1], id=f"{rules}-d{depth}")
-        for text, rules, counts in VARIANT_REFERENCE
-        for depth in (1, 2, 3)
-        if counts[depth - 1] <= PLAIN_D3_LIMIT
-    ],
+    ("text", "rules", "depth", "expected"), depth_cases(VARIANT_REFERENCE, PLAIN_D3_LIMIT)
 )
 def test_plain_perft_matches_the_variant_reference(
     text: str, rules: str, depth: int, expected: int
 ) -> None:
-    assert plain_perft(parse_state(text), depth, *plain_of(VARIANT_RULES[rules])) == expected
+    assert plain_perft(parse_state(text), depth, *plain_of(RULES[rules])) == expected
 
 
 @pytest.mark.parametrize(("text", "rules", "counts"), VARIANT_REFERENCE)
 def test_the_variant_changes_the_reference_counts(
     text: str, rules: str, counts: tuple[int, int, int]
 ) -> None:
-    off = VARIANT_RULES[rules].model_copy(update={"move_onto_face_down": False})
+    off = RULES[rules].model_copy(update={"move_onto_face_down": False})
     assert perft(parse_position(text), off, 1) < counts[0]
     assert perft(parse_position(text), off, 2) < counts[1]
 
@@ -212,7 +167,7 @@ def test_the_preset_hong_kong_forum_is_hong_kong_with_moves_onto_face_down() -> 
 
 @pytest.mark.parametrize(("text", "rules"), [(text, rules) for text, rules, _ in VARIANT_REFERENCE])
 def test_divide_names_moves_onto_face_down_pieces(text: str, rules: str) -> None:
-    rule_set = VARIANT_RULES[rules]
+    rule_set = RULES[rules]
     pos = parse_position(text)
     state = parse_state(text)
     letters = [PIECE_ORDER[i] for i in range(14) if state.pool[i]]

@@ -16,32 +16,23 @@ from referee.transcript import STDERR_TAIL_CHARS
 
 BOARD_REASONS = {Reason.NO_LEGAL_MOVE, Reason.THREEFOLD_REPETITION, Reason.NO_PROGRESS}
 
-CRASH_ON_GENMOVE = """
+
+def genmove_fault(code: str) -> str:
+    """Custom code that, at the fake's second genmove, runs ``code`` before answering."""
+    return f"""
 def on_genmove(i, words):
     if genmoves == 2 and FAULTY:
-        os._exit(3)
+        {code}
     reply(i, choose(words[2]))
 """
 
-EXIT_ON_ECHO = """
+
+def echo_fault(code: str) -> str:
+    """Custom code that, at the fake's first echo, runs ``code`` before answering."""
+    return f"""
 def on_echo(i, words):
     if genmoves == 1 and FAULTY:
-        sys.exit(0)
-    track(i, words)
-    reply(i)
-"""
-
-HANG_ON_GENMOVE = """
-def on_genmove(i, words):
-    if genmoves == 2 and FAULTY:
-        time.sleep(60)
-    reply(i, choose(words[2]))
-"""
-
-HANG_ON_ECHO = """
-def on_echo(i, words):
-    if genmoves == 1 and FAULTY:
-        time.sleep(60)
+        {code}
     track(i, words)
     reply(i)
 """
@@ -49,15 +40,13 @@ def on_echo(i, words):
 
 def genmove_answer(code: str) -> str:
     """Custom code that, at the fake's second genmove, runs ``code`` instead of answering."""
-    return f"""
-def on_genmove(i, words):
-    if genmoves == 2 and FAULTY:
-        {code}
-        return
-    reply(i, choose(words[2]))
-"""
+    return genmove_fault(f"{code}\n        return")
 
 
+CRASH_ON_GENMOVE = genmove_fault("os._exit(3)")
+EXIT_ON_ECHO = echo_fault("sys.exit(0)")
+HANG_ON_GENMOVE = genmove_fault("time.sleep(60)")
+HANG_ON_ECHO = echo_fault("time.sleep(60)")
 ENDLESS_LINE = genmove_answer("while True: out(b'x' * 4096)")
 
 SPIN_ON_GENMOVE = genmove_answer("while True: pass")
@@ -189,15 +178,30 @@ def reply(i, payload=""):
 """
 
 
+def play_beside_a_legal_fake(
+    tmp_path: Path,
+    fakes: list[Fake],
+    custom: tuple[str, str],
+    other: str,
+    log_traffic: bool = False,
+) -> tuple[Path, GameRecord]:
+    """The run folder and record of a game (casual rules) of a legal fake with custom code
+    (``custom``: its name and code) against a plain legal fake ``other``, checked to have
+    ended on the board."""
+    name, code = custom
+    first = write_fake(tmp_path / "engines", name, code, legal=True)
+    second = write_fake(tmp_path / "engines", other, legal=True)
+    fakes += [first, second]
+    out = tmp_path / "run"
+    [record] = play(out, (first.spec(), second.spec()), log_traffic=log_traffic)
+    assert record.reason in BOARD_REASONS, record.detail
+    return out, record
+
+
 def test_noise_on_stdout_and_a_stderr_flood_do_not_disturb_a_legal_game(
     tmp_path: Path, fakes: list[Fake]
 ) -> None:
-    noisy = write_fake(tmp_path / "engines", "noisy", NOISE, legal=True)
-    quiet = write_fake(tmp_path / "engines", "quiet", legal=True)
-    fakes += [noisy, quiet]
-    out = tmp_path / "run"
-    [record] = play(out, (noisy.spec(), quiet.spec()), log_traffic=True)
-    assert record.reason in BOARD_REASONS, record.detail
+    out, record = play_beside_a_legal_fake(tmp_path, fakes, ("noisy", NOISE), "quiet", True)
     assert record.detail == ""
     assert record.end_ply > 32
     check_saved(out, record)
@@ -314,12 +318,7 @@ def answer(i, words):
 def test_an_engine_that_answers_only_what_the_platform_sends_plays_normally(
     tmp_path: Path, fakes: list[Fake]
 ) -> None:
-    terse = write_fake(tmp_path / "engines", "terse", PLATFORM_ONLY, legal=True)
-    other = write_fake(tmp_path / "engines", "other", legal=True)
-    fakes += [terse, other]
-    out = tmp_path / "run"
-    [record] = play(out, (terse.spec(), other.spec()), rules="casual")
-    assert record.reason in BOARD_REASONS, record.detail
+    out, record = play_beside_a_legal_fake(tmp_path, fakes, ("terse", PLATFORM_ONLY), "other")
     assert record.players[0].engine_name is None
     assert record.players[1].engine_name == "other"
     check_saved(out, record)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from in_process_engines import engine_spec, in_process
-from referee_fakes import Fake, play, survivors, write_fake
+from referee_fakes import Fake, play, rule_set_fake, survivors, write_fake
 
 from banqi_engine.players import make_player
 from banqi_engine.rules import PRESETS, RuleSet
@@ -117,19 +117,6 @@ def test_the_full_search_plays_the_sliding_cannon_rules() -> None:
     assert reason.is_board_end, reason
 
 
-LISTS_RULE_SET = """
-plain_answer = answer
-
-
-def answer(i, words):
-    if i == 4:
-        out(b"=4 protocol_version\\nname\\nrule_set\\ngenmove\\n")
-    elif i == 19:
-        reply(19) if ACCEPTS else out(b"?19 cannot play these rules\\n")
-    else:
-        plain_answer(i, words)
-"""
-
 REFUSES_DRAW_LIMITS = """
 plain_answer = answer
 
@@ -153,7 +140,7 @@ def rule_commands(commands: list[str]) -> list[str]:
 
 
 def test_the_referee_tells_each_engine_what_it_can_take(tmp_path: Path, fakes: list[Fake]) -> None:
-    knows = write_fake(tmp_path / "e", "knows", "ACCEPTS = True\n" + LISTS_RULE_SET, True, HK)
+    knows = write_fake(tmp_path / "e", "knows", rule_set_fake(accepts=True), True, HK)
     plain = write_fake(tmp_path / "e", "plain", legal=True, rules=HK)
     fakes += [knows, plain]
     out = tmp_path / "run"
@@ -176,7 +163,7 @@ def test_the_referee_tells_each_engine_what_it_can_take(tmp_path: Path, fakes: l
 def test_a_refused_rule_set_falls_back_and_draw_only_rules_use_the_platform_commands(
     tmp_path: Path, fakes: list[Fake]
 ) -> None:
-    refuses = write_fake(tmp_path / "e", "refuses", "ACCEPTS = False\n" + LISTS_RULE_SET, True)
+    refuses = write_fake(tmp_path / "e", "refuses", rule_set_fake(accepts=False), True)
     deaf = write_fake(tmp_path / "e", "deaf", REFUSES_DRAW_LIMITS, legal=True)
     fakes += [refuses, deaf]
     out = tmp_path / "hk"

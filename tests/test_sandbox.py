@@ -23,7 +23,7 @@ from referee_fakes import TEST_KEY, Fake, play, write_fake
 from banqi_cli.main import cli
 from referee import sandbox
 from referee.engine_spec import EngineSpec
-from referee.engine_start import sandboxed_engines, start_engine_process
+from referee.engine_start import EngineFactory, sandboxed_engines, start_engine_process
 from referee.record import GameRecord, read_record
 from referee.sandbox import Isolation, SandboxMode, engine_view, working_isolations
 from referee.storage import record_path
@@ -253,21 +253,27 @@ def test_under_the_cli_defaults_a_spy_finds_nothing(tmp_path: Path, command: str
     assert default_key.exists()
 
 
+def hostile_game(tmp_path: Path, token: str, start_engine: EngineFactory) -> list[GameRecord]:
+    """The record of a game of the hostile engine that does not hang (its processes tagged
+    with ``token``) against a good fake, the engines started by ``start_engine``."""
+    bad = tokened(hostile(tmp_path / "e", hang=False), token)
+    good_fake = write_fake(tmp_path / "e", "good")
+    good = EngineSpec(name="good", command=good_fake.command, cwd=good_fake.folder)
+    return play(
+        tmp_path / "run",
+        (bad, good),
+        stall_timeout=60,  # forking 200 processes may take long on a loaded machine
+        start_engine=start_engine,
+    )
+
+
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_nothing_an_engine_starts_outlives_its_game(tmp_path: Path, isolation: Isolation) -> None:
     """setsid and double-forked children, 200 forks, SIGTERM and quit ignored: all gone."""
     needs(isolation)
     token = uuid.uuid4().hex
     try:
-        bad = tokened(hostile(tmp_path / "e", hang=False), token)
-        good_fake = write_fake(tmp_path / "e", "good")
-        good = EngineSpec(name="good", command=good_fake.command, cwd=good_fake.folder)
-        records = play(
-            tmp_path / "run",
-            (bad, good),
-            stall_timeout=60,  # forking 200 processes may take long on a loaded machine
-            start_engine=sandboxed_engines(isolation, []),
-        )
+        records = hostile_game(tmp_path, token, sandboxed_engines(isolation, []))
         assert records[0].plies, records[0].detail  # it played: the children were running
         assert left_after(token) == []
     finally:
@@ -279,12 +285,7 @@ def test_without_a_sandbox_only_the_process_group_is_stopped(tmp_path: Path) -> 
     children that left it with setsid survive the game (which is why the sandbox exists)."""
     token = uuid.uuid4().hex
     try:
-        bad = tokened(hostile(tmp_path / "e", hang=False), token)
-        good_fake = write_fake(tmp_path / "e", "good")
-        good = EngineSpec(name="good", command=good_fake.command, cwd=good_fake.folder)
-        records = play(
-            tmp_path / "run", (bad, good), stall_timeout=60, start_engine=start_engine_process
-        )
+        records = hostile_game(tmp_path, token, start_engine_process)
         assert records[0].players[0].isolation is Isolation.NONE
         assert len(left_after(token, timeout=1.0)) == 2
     finally:

@@ -4,6 +4,7 @@ import random
 import time
 
 import pytest
+from game_drivers import random_game
 
 from banqi_engine.evaluation import base_values
 from banqi_engine.game import Game
@@ -30,18 +31,6 @@ def move(text: str) -> int:
 def best(text: str, depth: int = 3, rules: RuleSet = OLYMPIAD, seed: int = 0) -> int:
     player = SearchPlayer(rules, seed, max_depth=depth, default_seconds=None)
     return player.choose(Game(rules, parse_position(text)), None)
-
-
-def random_position(rng: random.Random, rules: RuleSet, plies: int) -> Game:
-    """A game after random plies on a random layout (ends early if the game does)."""
-    layout = random_layout(rng)
-    game = Game(rules)
-    for _ in range(plies):
-        if game.outcome is not None:
-            break
-        chosen = rng.choice(game.legal_moves())
-        game.play(chosen, game.piece_shown(chosen, layout))
-    return game
 
 
 def test_takes_a_free_piece() -> None:
@@ -120,7 +109,7 @@ def test_legal_moves_in_random_positions(rules_name: str) -> None:
     rng = random.Random(rules_name)
     player = SearchPlayer(rules, 1, max_depth=2, max_nodes=3000)
     for index in range(6):
-        game = random_position(rng, rules, 10 + 12 * index)
+        game = random_game(rng, rules, 10 + 12 * index)
         if game.outcome is not None:
             continue
         before = game.position.to_string()
@@ -142,7 +131,7 @@ def test_respects_the_time_budget() -> None:
 
 def test_deterministic_for_a_seed_without_time_limit() -> None:
     rng = random.Random(5)
-    games = [random_position(rng, OLYMPIAD, 20 + 10 * i) for i in range(3)]
+    games = [random_game(rng, OLYMPIAD, 20 + 10 * i) for i in range(3)]
     for game in games:
         if game.outcome is not None:
             continue
@@ -159,7 +148,7 @@ def test_search_restores_its_position() -> None:
     rng = random.Random(11)
     searcher = Searcher(OLYMPIAD)
     for plies in (15, 40):
-        game = random_position(rng, OLYMPIAD, plies)
+        game = random_game(rng, OLYMPIAD, plies)
         if game.outcome is not None:
             continue
         searcher.search(game.position, random.Random(0), max_depth=2)
@@ -254,7 +243,7 @@ def test_search_restores_its_position_with_moves_onto_face_down_pieces() -> None
     searcher = Searcher(FORUM)
     searched = 0
     for plies in (12, 24, 36, 48, 60):
-        game = random_position(rng, FORUM, plies)
+        game = random_game(rng, FORUM, plies)
         if game.outcome is not None or not onto_face_down(game):
             continue
         searched += 1

@@ -169,25 +169,25 @@ def test_the_llr_is_the_ratio_of_the_constrained_maximum_likelihoods(
 
 counts_5 = st.lists(st.integers(0, 400), min_size=5, max_size=5)
 elos = st.floats(-MAX_ELO, MAX_ELO)
+any_llr = given(counts=counts_5, elo0=elos, elo1=elos, model=st.sampled_from(list(EloModel)))
+"""Pair counts, two Elo hypotheses and a model, any of them."""
 
 
-@given(counts=counts_5, elo0=elos, elo1=elos, logistic=st.booleans())
+@any_llr
 def test_swapping_the_hypotheses_negates_the_llr(
-    counts: list[int], elo0: float, elo1: float, logistic: bool
+    counts: list[int], elo0: float, elo1: float, model: EloModel
 ) -> None:
-    model = LOGISTIC if logistic else NORMALIZED
     forward = log_likelihood_ratio(counts, elo0, elo1, model)
     assert math.isfinite(forward)
     backward = log_likelihood_ratio(counts, elo1, elo0, model)
     assert forward == pytest.approx(-backward, rel=1e-9, abs=1e-9)
 
 
-@given(counts=counts_5, elo0=elos, elo1=elos, logistic=st.booleans())
+@any_llr
 def test_the_other_engine_s_side_mirrors_the_llr(
-    counts: list[int], elo0: float, elo1: float, logistic: bool
+    counts: list[int], elo0: float, elo1: float, model: EloModel
 ) -> None:
     """The base engine's counts are the new one's reversed; its Elo differences negated."""
-    model = LOGISTIC if logistic else NORMALIZED
     mine = log_likelihood_ratio(counts, elo0, elo1, model)
     theirs = log_likelihood_ratio(counts[::-1], -elo0, -elo1, model)
     assert mine == pytest.approx(theirs, rel=1e-7, abs=1e-7)

@@ -22,19 +22,23 @@ def game(
     )
 
 
+def paired(
+    first: str, second: str, pair: int, winners: tuple[int | None, int | None]
+) -> list[ScoredGame]:
+    """The two games of ``pair``, ``first`` moving first in the one and ``second`` in the
+    other; ``winners``: each one's winner index (None: a draw)."""
+    return [game(first, second, winners[0], pair), game(second, first, winners[1], pair)]
+
+
 # A against B: pair 1 A wins then draws (A takes 1½: WD); pair 2 B wins both (A takes 0: LL).
 # A against C: pair 3 A wins both (WW), and one game without a pair, drawn.
 # B against C: pair 4 two draws (DD). E never plays.
 RESULTS = [
-    game("A", "B", 0, 1),
-    game("B", "A", None, 1),
-    game("A", "B", 1, 2),
-    game("B", "A", 0, 2),
-    game("A", "C", 0, 3),
-    game("C", "A", 1, 3),
+    *paired("A", "B", 1, (0, None)),
+    *paired("A", "B", 2, (1, 0)),
+    *paired("A", "C", 3, (0, 1)),
     game("C", "A", None),
-    game("B", "C", None, 4),
-    game("C", "B", None, 4),
+    *paired("B", "C", 4, (None, None)),
 ]
 
 

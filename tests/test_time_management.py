@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from game_drivers import play_shown
 
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
@@ -30,7 +31,6 @@ from banqi_engine.time_manager import (
     moves_left,
     per_move_budget,
 )
-from protocol.echo import echo_command
 from protocol.engine_loop import DctpEngine, genmove_budget
 from protocol.messages import Command, parse_genmove_payload, parse_reply_line
 
@@ -233,12 +233,7 @@ def play_on_a_clock(seed: int, total_ms: int, move_ms: int | None) -> tuple[Game
                 assert move is not None and move in game.legal_moves()
             else:
                 move = opponent.choose(game, None)
-            piece = game.piece_shown(move, layout)
-            echo = echo_command(game.position, game.rules, move, piece)
-            game.play(move, piece)
-            if mover == UNDECIDED:
-                assert piece is not None
-                mover = piece // 7
+            echo, mover = play_shown(game, move, layout)
             engine.ask(echo)
             if engine_turn:
                 engine.ask(Command.time_left(mover, max(0, round(clock * 1000))))
