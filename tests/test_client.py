@@ -68,6 +68,12 @@ def engine_script(tmp_path: Path, custom: str = "") -> list[str]:
     return [sys.executable, str(path)]
 
 
+def on_genmove(*lines: str) -> str:
+    """Custom code that runs ``lines`` when a genmove comes, then answers as usual."""
+    body = "".join(f"        {line}\n" for line in lines)
+    return f"def on_command(i, words):\n    if i == 12:\n{body}    answer(i, words)\n"
+
+
 def run(scenario: Callable[[], Awaitable[T]]) -> T:
     async def main() -> T:
         return await scenario()
@@ -193,14 +199,9 @@ def test_failure_reply_is_returned(tmp_path: Path) -> None:
 
 
 def test_crash_mid_game(tmp_path: Path) -> None:
-    custom = r"""
-def on_command(i, words):
-    if i == 12:
-        sys.stderr.write("Traceback: something broke\n")
-        sys.stderr.flush()
-        os._exit(3)
-    answer(i, words)
-"""
+    custom = on_genmove(
+        r'sys.stderr.write("Traceback: something broke\n")', "sys.stderr.flush()", "os._exit(3)"
+    )
 
     async def scenario() -> EngineTerminatedError:
         async with await EngineClient.start(engine_script(tmp_path, custom), name="crashy") as e:
@@ -239,13 +240,7 @@ def on_command(i, words):
 
 
 def test_closed_stdout_while_alive(tmp_path: Path) -> None:
-    custom = r"""
-def on_command(i, words):
-    if i == 12:
-        os.close(1)
-        time.sleep(30)
-    answer(i, words)
-"""
+    custom = on_genmove("os.close(1)", "time.sleep(30)")
 
     async def scenario() -> None:
         async with await EngineClient.start(engine_script(tmp_path, custom)) as engine:
@@ -282,12 +277,7 @@ def on_command(i, words):
 
 
 def test_late_reply_after_timeout_is_discarded(tmp_path: Path) -> None:
-    custom = r"""
-def on_command(i, words):
-    if i == 12:
-        time.sleep(0.4)
-    answer(i, words)
-"""
+    custom = on_genmove("time.sleep(0.4)")
 
     async def scenario() -> Reply:
         async with await EngineClient.start(engine_script(tmp_path, custom)) as engine:
