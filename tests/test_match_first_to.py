@@ -22,7 +22,7 @@ from tournaments.match_score import (
     ScoreTracker,
     parse_points,
 )
-from tournaments.schedule import ScheduledGame
+from tournaments.pairs import ScheduledGame
 
 RESIGNS = """
 def on_genmove(i, words):

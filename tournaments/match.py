@@ -24,16 +24,14 @@ from tournaments.match_config import MatchConfig, match_setups
 from .config import ConfigError
 from .differences import model_differences
 from .match_score import MatchScore, ScoreTracker, save_result
+from .pairs import ScheduledGame, two_engine_games
 from .reports import write_reports
 from .results import Standings
 from .run_kinds import MATCH_FILE as MATCH_FILE
 from .run_kinds import RunFolderError, check_new_run_folder
 from .runner import RunEvents, RunOptions, RunSettings, run_scheduled
-from .schedule import ScheduledGame
 from .state import existing_records
 
-RESUMABLE_FIELDS: Final = frozenset({"concurrency", "sandbox", "log_traffic", "out"})
-"""Match settings that may change on resume: they do not change which games are played."""
 MAX_FAILURES: Final = 3
 """Failures in a row after which an engine's remaining games of the match are forfeited."""
 
@@ -52,8 +50,8 @@ class MatchState(BaseModel):
 
 
 def match_games(config: MatchConfig) -> list[ScheduledGame]:
-    """The match's games for the runner: game ``i`` on deal ``i // 2``, seats swapped."""
-    return [ScheduledGame(setup, (0, 1), setup.deal) for setup in match_setups(config)]
+    """The match's games for the runner."""
+    return two_engine_games(match_setups(config))
 
 
 def open_match(
@@ -78,7 +76,7 @@ def open_match(
         except (OSError, ValidationError) as error:
             raise RunFolderError(f"{path} is damaged or not a match's state: {error}") from None
         wanted = config if seed_given else config.model_copy(update={"seed": state.config.seed})
-        differences = model_differences(state.config, wanted, RESUMABLE_FIELDS)
+        differences = model_differences(state.config, wanted, MatchConfig.resumable)
         differences += score_differences(state.score, score)
         if differences:
             raise ConfigError(
@@ -130,8 +128,7 @@ def score_tracker(config: MatchConfig, score: MatchScore) -> ScoreTracker:
     names = (config.engines[0].name, config.engines[1].name)
     tracker = ScoreTracker(score, games, names)
     found = existing_records(config.out, [game.setup.game_id for game in games])
-    for record in sorted(found.values(), key=lambda r: tracker.index[r.game_id]):
-        tracker.add(record)
+    tracker.add_in_order(list(found.values()))
     return tracker
 
 

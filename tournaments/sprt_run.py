@@ -17,35 +17,33 @@ pair. ``sprt.json`` (:class:`SprtStatus`) and ``sprt.html`` (:mod:`tournaments.s
 are written after every counted pair.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, Literal
+from typing import ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from banqi_common.atomic import write_atomic
-from banqi_engine.rules import RuleSet
 from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
-from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout, game_setup
 from referee.record import GameRecord
-from referee.sandbox import SandboxMode
 from referee.storage import GAMES_DIR
-from referee.timecontrol import TimeControl
 
 from .config import ConfigError
 from .differences import model_differences
 from .elo import pentanomial_elo
 from .match import MAX_FAILURES
+from .pair_count import PairCounter
+from .pairs import ScheduledGame, numbered_id, paired_setups, two_engine_games
 from .results import Standings
+from .run_config import PairRunConfig
 from .run_kinds import SETTINGS_FILE as SETTINGS_FILE
 from .run_kinds import RunFolderError, check_new_run_folder
 from .runner import PlayPlace, RunEvents, RunOptions, RunSettings, run_scheduled
-from .schedule import ScheduledGame
 from .sprt import EloModel, SprtPoint, SprtStatus, SprtTest, Verdict, normalized_elo
 from .sprt_chart import chart_html
 from .state import existing_records
@@ -54,28 +52,32 @@ STATUS_FILE: Final = "sprt.json"
 CHART_FILE: Final = "sprt.html"
 MAX_GAMES: Final = 100_000
 DEFAULT_MAX_GAMES: Final = 20_000
-RESUMABLE_FIELDS: Final = frozenset({"concurrency", "sandbox", "log_traffic", "out", "max_games"})
-"""Settings that may change on resume (``max_games`` only grow): they do not change the
-games played nor how they are counted."""
 
 
-class SprtConfig(BaseModel):
+class SprtConfig(PairRunConfig):
     """An SPRT: the new engine and the base one, the test, at most how many games, under
     which rules and clock."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    resumable: ClassVar[frozenset[str]] = PairRunConfig.resumable | {"max_games"}
+    """Settings that may change on resume (``max_games`` only grow): they do not change the
+    games played nor how they are counted."""
+    saved_order: ClassVar[tuple[str, ...]] = (
+        "engines",
+        "test",
+        "max_games",
+        "rules",
+        "time_control",
+        "seed",
+        "out",
+        "log_traffic",
+        "stall_timeout",
+        "sandbox",
+        "concurrency",
+    )
 
     engines: tuple[EngineSpec, EngineSpec] = Field(description="The new engine, then the base.")
     test: SprtTest = SprtTest()
     max_games: int = Field(default=DEFAULT_MAX_GAMES, ge=2, le=MAX_GAMES, multiple_of=2)
-    rules: RuleSet
-    time_control: TimeControl = TimeControl()
-    seed: int
-    out: Path
-    log_traffic: bool = False
-    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
-    sandbox: SandboxMode = SandboxMode.AUTO
-    concurrency: int = Field(default=1, ge=1, le=64, description="Games at once.")
 
 
 class SprtSettings(BaseModel):
@@ -89,29 +91,13 @@ class SprtSettings(BaseModel):
     deal_book: BookStamp | None = None
 
 
-def game_id(index: int) -> str:
-    """Game ``index`` (from 0): ``g000001``, one width for any ``max_games``."""
-    return f"g{index + 1:06d}"
-
-
 def sprt_games(config: SprtConfig) -> list[ScheduledGame]:
-    """Game ``i`` on deal ``i // 2``; the new engine moves first in even games."""
-    return [
-        ScheduledGame(setup, (0, 1), setup.deal)
-        for setup in (
-            game_setup(
-                game_id=game_id(index),
-                players=config.engines,
-                first=index % 2,
-                deal=str(index // 2),
-                seed=config.seed,
-                rules=config.rules,
-                time_control=config.time_control,
-                stall_timeout=config.stall_timeout,
-            )
-            for index in range(config.max_games)
-        )
-    ]
+    """The pair schedule, numbered ``g000001`` whatever ``max_games``; the new engine moves
+    first in even games."""
+    setups = paired_setups(
+        config, config.engines, config.seed, config.max_games, lambda i: numbered_id(i, 6)
+    )
+    return two_engine_games(setups)
 
 
 def open_sprt(
@@ -135,7 +121,7 @@ def open_sprt(
         if not max_games_given:
             kept["max_games"] = saved.config.max_games
         wanted = config.model_copy(update=kept)
-        differences = model_differences(saved.config, wanted, RESUMABLE_FIELDS)
+        differences = model_differences(saved.config, wanted, SprtConfig.resumable)
         if differences:
             raise ConfigError(
                 f"{out} holds an SPRT with different settings; resume it with the same "
@@ -181,66 +167,49 @@ def start_sprt_folder(settings: SprtSettings) -> None:
     write_atomic(path, settings.model_dump_json(indent=2) + "\n")
 
 
-class SprtTracker:
+class SprtTracker(PairCounter):
     """The test as the records come: complete pairs counted in pair order until the verdict."""
 
     def __init__(self, config: SprtConfig) -> None:
         self.config = config
         self.games = sprt_games(config)
-        self.index = {game.setup.game_id: i for i, game in enumerate(self.games)}
-        self.records: dict[int, GameRecord] = {}
-        self.started: set[int] = set()
-        """Pairs with a game started or recorded: once the verdict is in, only these play."""
+        super().__init__(self.games)
         self.wdl_void = [0, 0, 0, 0]
         self.pentanomial = [0, 0, 0, 0, 0]
         self.llr = 0.0
         self.verdict: Verdict | None = None
         self.history: list[SprtPoint] = []
+        self.fresh: list[SprtStatus] = []
+        """The test after each pair counted since ``add`` was last called."""
 
     @classmethod
     def from_folder(cls, config: SprtConfig) -> "SprtTracker":
         """The test as the records in its folder have it."""
         tracker = cls(config)
         found = existing_records(config.out, [game.setup.game_id for game in tracker.games])
-        for record in sorted(found.values(), key=lambda r: tracker.index[r.game_id]):
-            tracker.add(record)
+        tracker.add_in_order(list(found.values()))
         return tracker
 
     @property
     def counted(self) -> int:
         """Pairs counted so far."""
-        return len(self.history)
+        return self.pairs
 
-    def admit(self, game: ScheduledGame) -> bool:
-        """Whether a queued game starts: any before the verdict, then only the other game of
-        a pair already started."""
-        pair = self.index[game.setup.game_id] // 2
-        if self.verdict is not None and pair not in self.started:
-            return False
-        self.started.add(pair)
-        return True
+    @property
+    def decided(self) -> bool:
+        """Whether the test has its verdict (inconclusive once every pair is counted)."""
+        return self.verdict is not None
 
-    def add(self, record: GameRecord) -> list[SprtStatus]:
-        """Take a finished game; the test after each pair it lets count (none, or several when
-        it completes a pair that later ones waited for)."""
-        index = self.index[record.game_id]
-        self.records[index] = record
-        self.started.add(index // 2)
-        statuses = []
-        total_pairs = self.config.max_games // 2
-        while self.verdict is None and self.counted < total_pairs:
-            pair = self.counted
-            if 2 * pair not in self.records or 2 * pair + 1 not in self.records:
-                break
-            self._count(self.records[2 * pair], self.records[2 * pair + 1])
-            if self.verdict is None and self.counted == total_pairs:
-                self.verdict = Verdict.INCONCLUSIVE
-            statuses.append(self.status())
-        return statuses
+    def add(self, record: GameRecord) -> int:
+        """Take a finished game; ``fresh`` is then the test after each pair it let count
+        (none, or several when it completes a pair that later ones waited for)."""
+        self.fresh = []
+        return super().add(record)
 
-    def _count(self, first: GameRecord, second: GameRecord) -> None:
+    def count_pair(self, pair: Sequence[GameRecord]) -> None:
         """Count a pair: the new engine is player 0 of every game."""
-        for record in (first, second):
+        first, second = pair
+        for record in pair:
             if record.void:
                 self.wdl_void[3] += 1
             else:
@@ -252,9 +221,10 @@ class SprtTracker:
             self.llr = test.llr(self.pentanomial)
             self.verdict = test.verdict(self.llr)
         elo, error = self._model_elo()
-        self.history.append(
-            SprtPoint(games=2 * (self.counted + 1), llr=self.llr, elo=elo, elo_error=error)
-        )
+        self.history.append(SprtPoint(games=2 * self.pairs, llr=self.llr, elo=elo, elo_error=error))
+        if self.verdict is None and 2 * self.pairs == self.total:
+            self.verdict = Verdict.INCONCLUSIVE
+        self.fresh.append(self.status())
 
     def _model_elo(self) -> tuple[float | None, float | None]:
         """The Elo estimate and margin in the test's model."""
@@ -329,7 +299,8 @@ async def run_sprt(
 
         def game_done(record: GameRecord, standings: Standings) -> None:
             events.game_done(record)
-            for status in tracker.add(record):
+            tracker.add(record)
+            for status in tracker.fresh:
                 writes.append(writer.submit(save_status, config.out, status))
                 events.pair_counted(status)
 

@@ -27,9 +27,6 @@ from .run_kinds import STATE_FILE as STATE_FILE
 from .run_kinds import RunFolderError as RunFolderError
 
 LOCK_FILE = "tournament.lock"
-RESUMABLE_FIELDS = frozenset({"concurrency", "sandbox", "cluster"})
-"""Config fields that may change on resume: they do not change which games are played
-(each record says how its engines were isolated). ``rounds`` may grow (``open_run``)."""
 
 
 class RunLockedError(InputError):
@@ -65,7 +62,9 @@ def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentSt
         wanted = (
             config if config.seed is not None else config.model_copy(update={"seed": saved.seed})
         )
-        ignored = RESUMABLE_FIELDS | ({"rounds"} if wanted.rounds > saved.rounds else set())
+        ignored = TournamentConfig.resumable | (
+            {"rounds"} if wanted.rounds > saved.rounds else set()
+        )
         differences = model_differences(saved, wanted, ignored)
         if differences:
             fewer = wanted.rounds < saved.rounds
