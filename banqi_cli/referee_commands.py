@@ -32,8 +32,8 @@ from tournaments.match_score import (
 )
 from tournaments.reports import format_head_to_head
 from tournaments.results import Standings
+from tournaments.run_folder import existing_records, locked_run
 from tournaments.runner import RunEvents, RunOptions
-from tournaments.state import existing_records, locked_run
 
 from .options import (
     RUNS_FOLDER,

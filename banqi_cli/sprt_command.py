@@ -14,6 +14,7 @@ from referee.deals import new_seed
 from referee.engine_spec import EngineSpec
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
+from tournaments.run_folder import locked_run
 from tournaments.sprt import EloModel, SprtStatus, SprtTest, Verdict
 from tournaments.sprt_chart import estimate_text
 from tournaments.sprt_run import (
@@ -29,7 +30,6 @@ from tournaments.sprt_run import (
     save_status,
     start_sprt_folder,
 )
-from tournaments.state import locked_run
 
 from .options import (
     RUNS_FOLDER,

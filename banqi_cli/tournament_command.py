@@ -28,8 +28,9 @@ from tournaments.config import (
 from tournaments.play import prepare, run_tournament
 from tournaments.reports import format_standings_text
 from tournaments.results import Standings
+from tournaments.run_folder import existing_records, locked_run
 from tournaments.runner import RunEvents, RunOptions
-from tournaments.state import existing_records, locked_run, start_run_folder
+from tournaments.state import start_run_folder
 
 from .options import (
     RUNS_FOLDER,

@@ -17,7 +17,7 @@ from referee.engine_spec import EngineSpecError, split_command
 from referee.engine_start import EngineFactory
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
-from tournaments.state import locked_run
+from tournaments.run_folder import locked_run
 from tournaments.tune import (
     ALPHA,
     GAMMA,

@@ -20,7 +20,7 @@ from referee.record import GameRecord, read_record
 from referee.storage import GAMES_DIR
 from tournaments.from_records import head_to_head_from_records
 from tournaments.sprt import SprtStatus, SprtTest, Verdict
-from tournaments.sprt_run import CHART_FILE, SETTINGS_FILE, STATUS_FILE, read_settings
+from tournaments.sprt_run import CHART_FILE, SPRT, STATUS_FILE
 
 PAIR_LINE = re.compile(
     r"pair (\d+) \((\d+) games\): W-D-L (\d+)-(\d+)-(\d+), pairs \[([\d, ]+)\], "
@@ -123,7 +123,8 @@ def test_a_line_per_pair_the_files_the_verdict_and_the_same_command_again(
     assert pair_numbers(longer.output) == [4]
     assert "inconclusive: neither bound reached after 8 games" in longer.output
     check_status(out, 4)
-    assert read_settings(out / SETTINGS_FILE).config.max_games == 8
+    saved = SPRT.read(out)
+    assert saved is not None and saved.config.max_games == 8
 
     for change, words in [
         (["--max-games", "6"], "--max-games may grow but not shrink (now 6)"),

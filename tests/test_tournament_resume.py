@@ -27,8 +27,9 @@ from referee.game_setup import deal_secret_of
 from referee.reasons import Reason
 from referee.record import GameRecord, read_record
 from referee.replay import replay_game_record
+from tournaments.run_folder import locked_run
 from tournaments.schedule import schedule
-from tournaments.state import STATE_FILE, TournamentState, locked_run
+from tournaments.state import STATE_FILE, TournamentState
 
 MARKER = "BANQI_TOURNAMENT_TEST_RUN"
 ROUNDS = 2

@@ -35,7 +35,7 @@ from .from_records import standings_from_records
 from .pairs import ScheduledGame
 from .reports import write_reports
 from .results import Standings
-from .state import existing_records
+from .run_folder import existing_records
 
 GamePlayer = Callable[[GameSetup, Deal, bool, Path | None], Awaitable[PlayedGame]]
 """Plays one game (setup, deal, keep the transcript?, live view path) and returns it

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from banqi_common.atomic import write_atomic
 from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
@@ -41,12 +41,17 @@ from .pair_count import PairCounter
 from .pairs import ScheduledGame, numbered_id, paired_setups, two_engine_games
 from .results import Standings
 from .run_config import PairRunConfig
+from .run_folder import (
+    RunKind,
+    existing_records,
+    open_run_folder,
+    refuse_other_settings,
+    write_state,
+)
 from .run_kinds import SETTINGS_FILE as SETTINGS_FILE
-from .run_kinds import RunFolderError, check_new_run_folder
 from .runner import PlayPlace, RunEvents, RunOptions, RunSettings, run_scheduled
 from .sprt import EloModel, SprtPoint, SprtStatus, SprtTest, Verdict, normalized_elo
 from .sprt_chart import chart_html
-from .state import existing_records
 
 STATUS_FILE: Final = "sprt.json"
 CHART_FILE: Final = "sprt.html"
@@ -91,6 +96,9 @@ class SprtSettings(BaseModel):
     deal_book: BookStamp | None = None
 
 
+SPRT = RunKind(SETTINGS_FILE, SprtSettings, "an SPRT's settings", "an SPRT")
+
+
 def sprt_games(config: SprtConfig) -> list[ScheduledGame]:
     """The pair schedule, numbered ``g000001`` whatever ``max_games``; the new engine moves
     first in even games."""
@@ -113,20 +121,15 @@ def open_sprt(
     folder under a file.
     """
     out = config.out
-    path = out / SETTINGS_FILE
-    if path.exists():
-        saved = read_settings(path)
+
+    def resume(saved: SprtSettings) -> SprtSettings:
         check_same_book(saved.deal_book, book, out)
         kept = {} if seed_given else {"seed": saved.config.seed}
         if not max_games_given:
             kept["max_games"] = saved.config.max_games
         wanted = config.model_copy(update=kept)
         differences = model_differences(saved.config, wanted, SprtConfig.resumable)
-        if differences:
-            raise ConfigError(
-                f"{out} holds an SPRT with different settings; resume it with the same "
-                "settings or choose another --out. Differences: " + "; ".join(differences)
-            )
+        refuse_other_settings(out, SPRT, differences)
         if wanted.max_games < saved.config.max_games:
             raise ConfigError(
                 f"{out} holds an SPRT of up to {saved.config.max_games} games; --max-games "
@@ -134,12 +137,16 @@ def open_sprt(
             )
         _check_room(wanted, book)
         return saved.model_copy(update={"config": wanted})
-    check_new_run_folder(out, SETTINGS_FILE)
-    if book is not None and not max_games_given:
-        fits = min(config.max_games, 2 * len(book.book.deals))
-        config = config.model_copy(update={"max_games": fits})
-    _check_room(config, book)
-    return SprtSettings(created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book))
+
+    def start() -> SprtSettings:
+        new = config
+        if book is not None and not max_games_given:
+            fits = min(config.max_games, 2 * len(book.book.deals))
+            new = config.model_copy(update={"max_games": fits})
+        _check_room(new, book)
+        return SprtSettings(created_at=datetime.now(UTC), config=new, deal_book=stamp_of(book))
+
+    return open_run_folder(out, SPRT, resume, start)
 
 
 def _check_room(config: SprtConfig, book: LoadedBook | None) -> None:
@@ -148,23 +155,15 @@ def _check_room(config: SprtConfig, book: LoadedBook | None) -> None:
         book.check_room(game.setup.deal for game in sprt_games(config))
 
 
-def read_settings(path: Path) -> SprtSettings:
-    """A test's saved settings; RunFolderError if the file is damaged."""
-    try:
-        return SprtSettings.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as error:
-        raise RunFolderError(f"{path} is damaged or not an SPRT's settings: {error}") from None
-
-
 def start_sprt_folder(settings: SprtSettings) -> None:
     """Write a new test's ``sprt-settings.json``, or a resumed one's whose ``max_games``
     grew."""
     out = settings.config.out
-    path = out / SETTINGS_FILE
-    if path.exists() and read_settings(path).config.max_games == settings.config.max_games:
+    saved = SPRT.read(out)
+    if saved is not None and saved.config.max_games == settings.config.max_games:
         return
     (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
-    write_atomic(path, settings.model_dump_json(indent=2) + "\n")
+    write_state(out, SPRT, settings)
 
 
 class SprtTracker(PairCounter):

@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import ClassVar, Final, Literal, TypeVar
+from typing import ClassVar, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
@@ -37,16 +37,15 @@ from referee.game_runner import PlayedGame
 from referee.game_setup import GameSetup
 from referee.record import GameRecord
 
-from .config import ConfigError, builtin_engine_command
+from .config import builtin_engine_command
 from .differences import model_differences
 from .match import MAX_FAILURES
 from .pairs import paired_setups
 from .run_config import FolderRunConfig
-from .run_kinds import TUNE_FILE, RunFolderError, check_new_run_folder
+from .run_folder import RunKind, open_run_folder, refuse_other_settings, write_state
+from .run_kinds import TUNE_FILE, RunFolderError
 from .runner import play_here, save_whole
 from .tune import PairResult, Spsa, TuneGame, TuneParam, TuneState, param_file_text
-
-M = TypeVar("M", bound=BaseModel)
 
 STATE_FILE: Final = "tune-state.json"
 TUNED_FILE: Final = "tuned.toml"
@@ -148,46 +147,40 @@ class TuneSettings(BaseModel):
     config: TuneConfig
 
 
+TUNE = RunKind(TUNE_FILE, TuneSettings, "a tuning run's settings", "a tuning run")
+TUNE_STATE = RunKind(STATE_FILE, TuneState, "a tuning run's state", "a tuning run")
+
+
 def open_tune(config: TuneConfig, seed_given: bool) -> TuneSettings:
     """The run's settings: the saved ones, after checking ``config`` is the same (a resumed
     run without a seed keeps its saved one), or new ones (written by ``start_tune_folder``
     once the engine has been checked). Refuses a folder holding another kind of run."""
-    path = config.out / TUNE_FILE
-    if path.exists():
-        saved = _read(path, TuneSettings, "a tuning run's settings")
+
+    def resume(saved: TuneSettings) -> TuneSettings:
         wanted = config if seed_given else config.model_copy(update={"seed": saved.config.seed})
         differences = model_differences(saved.config, wanted, TuneConfig.resumable)
-        if differences:
-            grown = wanted.iterations != saved.config.iterations
-            raise ConfigError(
-                f"{config.out} holds a tuning run with different settings; resume it with the "
-                "same settings (parameter file, engine, iterations, rules, time, seed) or "
-                "choose another --out. Differences: "
-                + "; ".join(differences)
-                + (
-                    ". The gains c_k and a_k are set from the iterations, so a run keeps its number"
-                    if grown
-                    else ""
-                )
-            )
+        grown = wanted.iterations != saved.config.iterations
+        refuse_other_settings(
+            config.out,
+            TUNE,
+            differences,
+            same="the same settings (parameter file, engine, iterations, rules, time, seed)",
+            why=". The gains c_k and a_k are set from the iterations, so a run keeps its number"
+            if grown
+            else "",
+        )
         return saved.model_copy(update={"config": wanted})
-    check_new_run_folder(config.out, TUNE_FILE)
-    return TuneSettings(created_at=datetime.now(UTC), config=config)
 
+    def start() -> TuneSettings:
+        return TuneSettings(created_at=datetime.now(UTC), config=config)
 
-def _read(path: Path, model: type[M], what: str) -> M:
-    """A run file as its model; RunFolderError if it is damaged."""
-    try:
-        return model.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as error:
-        raise RunFolderError(f"{path} is damaged or not {what}: {error}") from None
+    return open_run_folder(config.out, TUNE, resume, start)
 
 
 def start_tune_folder(settings: TuneSettings) -> None:
     """Write a new run's ``tune-settings.json`` (a resumed run's is left as it is)."""
-    path = settings.config.out / TUNE_FILE
-    if not path.exists():
-        write_atomic(path, settings.model_dump_json(indent=2) + "\n")
+    if TUNE.read(settings.config.out) is None:
+        write_state(settings.config.out, TUNE, settings)
 
 
 def read_state(config: TuneConfig) -> TuneState:
@@ -196,9 +189,9 @@ def read_state(config: TuneConfig) -> TuneState:
     for stale in config.out.glob(".*.tmp"):
         stale.unlink(missing_ok=True)
     path = config.out / STATE_FILE
-    if not path.exists():
+    state = TUNE_STATE.read(config.out)
+    if state is None:
         return TuneState(theta=config.start())
-    state = _read(path, TuneState, "a tuning run's state")
     if set(state.theta) != set(config.params) or not state.done() <= set(
         range(1, config.iterations + 1)
     ):
