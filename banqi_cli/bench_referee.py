@@ -5,7 +5,7 @@ import click
 from banqi_engine.rules import RuleSet
 from tournaments.referee_bench import bench_referee
 
-from .options import rules_option
+from .game_options import rules_option
 
 
 @click.command("referee")

@@ -9,7 +9,8 @@ from banqi_engine.rules import RuleSet
 from banqi_engine.selfplay import SelfPlayGame, iter_match, level_factory, summarise
 from tournaments.elo import EloEstimate, pentanomial_elo
 
-from .options import FiniteFloatRange, rules_option
+from .game_options import rules_option
+from .param_types import FiniteFloatRange
 
 
 def pair_counts(results: Sequence[SelfPlayGame]) -> list[int]:

@@ -15,7 +15,7 @@ from banqi_engine.rules import RuleSet
 from protocol.engine_loop import DctpEngine, run_engine
 from tournaments.tune import ParamFileError, read_param_values
 
-from .options import rules_option
+from .game_options import rules_option
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 

@@ -11,18 +11,13 @@ from pydantic import ValidationError
 from banqi_common.errors import InputError
 from referee.deals import key_locations
 from referee.engine_spec import EngineSpec, default_name, split_command
-from referee.engine_start import EngineFactory, process_engines
-from referee.sandbox import (
-    INSTALL_HINT,
-    Isolation,
-    SandboxMode,
-    engine_view,
-    keep_referee_private,
-    referee_secrets,
-)
+from referee.engine_start import EngineFactory
+from referee.sandbox import INSTALL_HINT, Isolation, SandboxMode, referee_secrets
 from tournaments.config import load_config
+from tournaments.engine_places import sandboxed_engines
+from tournaments.run_access import RUNS_FOLDER
 
-from .options import RUNS_FOLDER
+from . import output
 
 NAMED = re.compile(r"^([^\s=/\\]+)=(.+)$", re.DOTALL)
 """``NAME=COMMAND``: a name with no space, ``=`` or slash, then the command."""
@@ -48,19 +43,15 @@ def sandboxed_factory(
 ) -> EngineFactory:
     """Engines started as the referee starts them: sandboxed by ``mode``, the key files and
     every folder of records out of their sight; says on stderr how they are isolated."""
-    keep_referee_private()
     hidden = referee_secrets(key_locations(None), folders)
     try:
-        factory, isolation = process_engines(mode, hidden)
-        if isolation is not Isolation.NONE:
-            for spec in engines:
-                engine_view(spec.command, spec.cwd or Path.cwd(), spec.read_only, hidden, None)
+        factory, isolation = sandboxed_engines(mode, hidden, engines)
     except InputError as error:
-        raise click.ClickException(str(error)) from None
+        output.fail(error)
     if isolation is Isolation.NONE and mode is SandboxMode.AUTO:
-        click.echo(f"warning: engines are NOT isolated; {INSTALL_HINT}", err=True)
+        output.note(f"warning: engines are NOT isolated; {INSTALL_HINT}")
     else:
-        click.echo(f"sandbox: {isolation.value} ({isolation.words})", err=True)
+        output.note(f"sandbox: {isolation.value} ({isolation.words})")
     return factory
 
 

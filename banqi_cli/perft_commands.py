@@ -8,7 +8,8 @@ from banqi_engine.position import parse_position
 from banqi_engine.rules import RuleSet
 from banqi_engine.speed_bench import bench_perft, bench_search, engine_build
 
-from .options import FiniteFloatRange, PositionCommand, rules_option
+from .game_options import rules_option
+from .param_types import FiniteFloatRange, PositionCommand
 
 
 @click.command("perft", cls=PositionCommand)

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from banqi_cli.main import cli
-from banqi_cli.sprt_command import pair_line, verdict_line
+from banqi_cli.sprt_lines import pair_line, verdict_line
 from referee.record import GameRecord, read_record
 from referee.storage import GAMES_DIR
 from tournaments.from_records import head_to_head_from_records
