@@ -11,6 +11,7 @@ from tournaments.run_access import RunAccess
 
 from . import output
 from .output import seed_words
+from .param_types import path_option
 from .run_options import key_file_option
 
 
@@ -21,9 +22,8 @@ from .run_options import key_file_option
     required=True,
     help="How many deals to write (a match needs one per pair of games).",
 )
-@click.option(
+@path_option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
     required=True,
     help="The book file to write (JSON, mode 0600), in a folder that exists.",
 )

@@ -1,6 +1,9 @@
 """Engines given on the command line as ``[NAME=]COMMAND``."""
 
+import functools
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import click
 from pydantic import ValidationError
@@ -10,6 +13,8 @@ from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_comm
 
 ENGINE_NAME = re.compile(r"^([^\s=/\\]+)=(.+)$", re.DOTALL)
 """``NAME=COMMAND``: a name with no space, ``=`` or slash, then the command."""
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def engine_spec(text: str) -> EngineSpec:
@@ -40,3 +45,18 @@ def engine_specs(engine_a: str, engine_b: str) -> tuple[EngineSpec, EngineSpec]:
             spec.model_copy(update={"name": f"{base} #{n}"}) for n, spec in enumerate(specs, 1)
         ]
     return specs[0], specs[1]
+
+
+def engine_pair_arguments(first: str, second: str) -> Callable[[F], F]:
+    """Two engine arguments, ``[NAME=]COMMAND_<first>`` and ``[NAME=]COMMAND_<second>``; the
+    callback receives them as ``engines`` (``engine_specs``)."""
+
+    def decorate(function: F) -> F:
+        @functools.wraps(function)
+        def wrapper(*args: Any, engine_1: str, engine_2: str, **kwargs: Any) -> Any:
+            return function(*args, engines=engine_specs(engine_1, engine_2), **kwargs)
+
+        with_second = click.argument("engine_2", metavar=f"[NAME=]COMMAND_{second}")(wrapper)
+        return cast(F, click.argument("engine_1", metavar=f"[NAME=]COMMAND_{first}")(with_second))
+
+    return decorate

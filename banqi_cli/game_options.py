@@ -10,7 +10,7 @@ from banqi_engine.rules import DEFAULT_RULES, PRESETS
 from referee.game_setup import GameSetup
 from referee.timecontrol import TimeControl
 
-from .param_types import RulesType, field_option
+from .param_types import field_option, rules_type
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -19,7 +19,7 @@ def rules_option(function: F) -> F:
     """``--rules NAME|FILE``, default ``olympiad``."""
     return click.option(
         "--rules",
-        type=RulesType(),
+        type=rules_type(),
         default=DEFAULT_RULES,
         show_default=True,
         help=f"Rule set: {', '.join(PRESETS)}, or a .toml/.json rule-set file.",

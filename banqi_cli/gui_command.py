@@ -18,6 +18,8 @@ from tournaments.engine_places import sandboxed_engines
 from tournaments.run_access import RUNS_FOLDER
 
 from . import output
+from .param_types import choice_option, path_option
+from .run_options import out_option
 
 NAMED = re.compile(r"^([^\s=/\\]+)=(.+)$", re.DOTALL)
 """``NAME=COMMAND``: a name with no space, ``=`` or slash, then the command."""
@@ -61,15 +63,14 @@ def sandboxed_factory(
     "--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one)."
 )
 @click.option("--no-browser", is_flag=True, help="Do not open a browser; just print the address.")
-@click.option(
+@path_option(
     "--watch",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
+    folder=True,
     help="A match's or tournament's run folder: open the page watching its games.",
 )
-@click.option(
+@path_option(
     "--runs",
-    type=click.Path(file_okay=False, path_type=Path),
+    folder=True,
     default=RUNS_FOLDER,
     show_default=True,
     help="Folder whose run folders the watch and replay pages list.",
@@ -81,24 +82,12 @@ def sandboxed_factory(
     metavar="[NAME=]COMMAND",
     help="An engine to offer besides the built-in levels (repeatable).",
 )
-@click.option(
-    "--config",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
-    help="A tournament config whose engines to offer.",
-)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=RUNS_FOLDER / "gui",
-    show_default=True,
-    help="Where finished games are saved (games/<id>.json and .txt).",
-)
-@click.option(
+@path_option("--config", exists=True, help="A tournament config whose engines to offer.")
+@out_option(RUNS_FOLDER / "gui", "Where finished games are saved (games/<id>.json and .txt).")
+@choice_option(
     "--sandbox",
-    type=click.Choice([mode.value for mode in SandboxMode]),
-    default=SandboxMode.AUTO.value,
-    show_default=True,
+    choices=SandboxMode,
+    default=SandboxMode.AUTO,
     help="How engines are isolated, as in 'banqi match'.",
 )
 def gui_command(

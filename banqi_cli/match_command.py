@@ -6,23 +6,24 @@ from typing import NoReturn
 
 import click
 
-from banqi_common.errors import InputError
 from banqi_engine.rules import RuleSet
 from referee.deals import new_seed
+from referee.engine_spec import EngineSpec
 from referee.record import GameRecord
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
-from tournaments.engine_places import EngineChecksInterrupted
 from tournaments.match_config import MatchConfig
 from tournaments.match_job import MatchEvents, MatchJob, MatchStart, run_match_job
 from tournaments.match_score import DEFAULT_POINTS, MatchScore, PointsScheme
 from tournaments.run_access import default_folder
 
 from . import output
-from .engine_args import engine_specs
+from .engine_args import engine_pair_arguments
 from .match_lines import game_line, header, summary
-from .param_types import FiniteFloatRange, PointsType, field_option
-from .run_options import AccessFlags, played_run_options
+from .param_types import FiniteFloatRange, field_option, points_type
+from .run_options import AccessFlags, out_option, played_run_options
+
+GAMES_HELP = "Games to play; pairs share a hidden layout with seats swapped."
 
 
 def match_score(first_to: float | None, points: PointsScheme | None) -> MatchScore | None:
@@ -53,28 +54,22 @@ class MatchProgress:
         for line in header(start, self.seed):
             output.say(line)
 
-    def game_done(self, record: GameRecord) -> None:
-        assert self.start is not None
-        self.done += 1
-        self.untold.note(record)
-        output.say(game_line(record, self.done, self.start.config.games) + self.start.status())
-
     def interrupted(self, config: MatchConfig) -> NoReturn:
         output.interrupted(
             f"interrupted: {self.done} of {config.games} games finished; records in "
             f"{config.out}; run the same command to resume"
         )
 
+    def game_done(self, record: GameRecord) -> None:
+        assert self.start is not None
+        self.done += 1
+        self.untold.note(record)
+        output.say(game_line(record, self.done, self.start.config.games) + self.start.status())
+
 
 @click.command("match")
-@click.argument("engine_a", metavar="[NAME=]COMMAND_A")
-@click.argument("engine_b", metavar="[NAME=]COMMAND_B")
-@field_option(
-    "--games",
-    model=MatchConfig,
-    field="games",
-    help="Games to play; pairs share a hidden layout with seats swapped.",
-)
+@engine_pair_arguments("A", "B")
+@field_option("--games", model=MatchConfig, field="games", help=GAMES_HELP)
 @field_option("--concurrency", model=MatchConfig, field="concurrency", help="Games played at once.")
 @click.option(
     "--first-to",
@@ -86,21 +81,18 @@ class MatchProgress:
 )
 @click.option(
     "--points",
-    type=PointsType(),
+    type=points_type(),
     default=None,
     help="Points for a win, a draw and a loss with --first-to. Default: 3,1,0.",
 )
 @played_run_options
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Run folder; the same folder resumes the match. Default: "
+@out_option(
+    None,
+    "Run folder; the same folder resumes the match. Default: "
     "banqi-runs/match-<NAME_A>-vs-<NAME_B>.",
 )
 def match_command(
-    engine_a: str,
-    engine_b: str,
+    engines: tuple[EngineSpec, EngineSpec],
     first_to: float | None,
     points: PointsScheme | None,
     seed: int | None,
@@ -118,7 +110,6 @@ def match_command(
     engine has that many points, and the summary says who won it.
     """
     score = match_score(first_to, points)
-    engines = engine_specs(engine_a, engine_b)
     folder = out if out is not None else default_folder("match", engines)
     config = MatchConfig.model_validate(
         {**settings, "engines": engines, "seed": new_seed() if seed is None else seed}
@@ -127,13 +118,9 @@ def match_command(
     job = MatchJob(config=config, seed_given=seed is not None, score=score, access=access.access())
     progress = MatchProgress(seed)
     events = MatchEvents(output.notices(), progress.started, progress.game_done, output.engine_out)
-    try:
-        outcome = run_match_job(job, events)
-    except (InputError, OSError) as error:
-        output.fail(error)
-    except EngineChecksInterrupted:
-        output.checks_interrupted()
-    except KeyboardInterrupt:
-        progress.interrupted(progress.start.config if progress.start else config)
+    outcome = output.run_job(
+        lambda: run_match_job(job, events),
+        lambda: progress.interrupted(progress.start.config if progress.start else config),
+    )
     for line in summary(outcome, (engines[0].name, engines[1].name)):
         output.say(line)

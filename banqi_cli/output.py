@@ -1,13 +1,18 @@
 """Everything the run commands print: result lines on stdout, notes and warnings on
 stderr, one-line errors, and the exit after Ctrl-C."""
 
-from typing import NoReturn
+from collections.abc import Callable
+from typing import NoReturn, TypeVar
 
 import click
 
+from banqi_common.errors import InputError
+from banqi_engine.errors import RulesInputError
 from referee.record import GameRecord
 from referee.sandbox import INSTALL_HINT, Isolation, SandboxMode
-from tournaments.engine_places import Notices
+from tournaments.engine_places import EngineChecksInterrupted, Notices
+
+T = TypeVar("T")
 
 
 def say(text: str, nl: bool = True) -> None:
@@ -34,6 +39,19 @@ def interrupted(text: str) -> NoReturn:
 def checks_interrupted() -> NoReturn:
     """Ctrl-C while the engines were being checked."""
     interrupted("interrupted while checking the engines, before the first game")
+
+
+def run_job(job: Callable[[], T], interrupted: Callable[[], NoReturn]) -> T:
+    """What a library job returns; input it cannot use is a one-line error (exit 1), Ctrl-C
+    while the engines are checked or, then, ``interrupted()`` exit 130."""
+    try:
+        return job()
+    except (InputError, RulesInputError, OSError) as error:
+        fail(error)
+    except EngineChecksInterrupted:
+        checks_interrupted()
+    except KeyboardInterrupt:
+        interrupted()
 
 
 def seed_words(seed: int | None) -> str:

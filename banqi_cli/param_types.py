@@ -4,33 +4,46 @@ shaped by a model's field, a points scheme."""
 import math
 import re
 from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
 from typing import Any, TypeVar
 
 import annotated_types
 import click
 from pydantic import BaseModel
 
-from banqi_engine.errors import RulesInputError
 from banqi_engine.rules import RuleSet, resolve_rules
 from tournaments.match_score import PointsScheme, parse_points
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class RulesType(click.ParamType):  # type: ignore[type-arg]
-    """A preset name or the path of a rule-set file, converted to a RuleSet."""
+class ParsedType(click.ParamType):  # type: ignore[type-arg]
+    """A value parsed from its text by ``parse``; what ``parse`` raises (a ValueError) is
+    click's one-line error about the option."""
 
-    name = "RULES"
+    def __init__(self, name: str, kind: type, parse: Callable[[str], Any]) -> None:
+        self.name = name
+        self.kind = kind
+        self.parse = parse
 
-    def convert(
-        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> RuleSet:
-        if isinstance(value, RuleSet):
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, self.kind):
             return value
         try:
-            return resolve_rules(str(value))
-        except RulesInputError as error:
+            return self.parse(str(value))
+        except ValueError as error:
             self.fail(str(error), param, ctx)
+
+
+def rules_type() -> ParsedType:
+    """A preset name or the path of a rule-set file, converted to a RuleSet."""
+    return ParsedType("RULES", RuleSet, resolve_rules)
+
+
+def points_type() -> ParsedType:
+    """``--points WIN,DRAW,LOSS``: three finite numbers, a win above a loss, a draw between."""
+    return ParsedType("WIN,DRAW,LOSS", PointsScheme, parse_points)
 
 
 POSITION_LIKE = re.compile(r"-[-A-Za-z]*[/\s]")
@@ -85,17 +98,29 @@ def field_option(
     )
 
 
-class PointsType(click.ParamType):  # type: ignore[type-arg]
-    """``--points WIN,DRAW,LOSS``: three finite numbers, a win above a loss, a draw between."""
+def shown_option(*declarations: str, **settings: Any) -> Callable[[F], F]:
+    """A click option whose default ``--help`` shows."""
+    return click.option(*declarations, show_default=True, **settings)
 
-    name = "WIN,DRAW,LOSS"
 
-    def convert(
-        self, value: object, param: click.Parameter | None, ctx: click.Context | None
-    ) -> PointsScheme:
-        if isinstance(value, PointsScheme):
-            return value
-        try:
-            return parse_points(str(value))
-        except ValueError as error:
-            self.fail(str(error), param, ctx)
+def path_option(
+    *declarations: str, folder: bool = False, exists: bool = False, **settings: Any
+) -> Callable[[F], F]:
+    """A click option naming a file (or, with ``folder``, a folder) as a Path, by default
+    none."""
+    kind = click.Path(exists=exists, file_okay=not folder, dir_okay=folder, path_type=Path)
+    settings.setdefault("default", None)
+    return click.option(*declarations, type=kind, **settings)
+
+
+def choice_option(
+    *declarations: str, choices: type[StrEnum], default: StrEnum, **settings: Any
+) -> Callable[[F], F]:
+    """A click option taking one of an enum's values (the callback receives the text),
+    its default shown in ``--help``."""
+    return shown_option(
+        *declarations,
+        type=click.Choice([choice.value for choice in choices]),
+        default=default.value,
+        **settings,
+    )

@@ -6,13 +6,13 @@ import click
 
 from banqi_common.errors import InputError
 from banqi_engine.errors import RulesInputError
-from banqi_engine.rules import RuleSet
+from banqi_engine.rules import RuleSet, resolve_rules
 from referee.reasons import Reason
 from referee.record import read_record
 from referee.replay import ReplayReport, replay_game_record, replay_text_record
 from referee.text_record import read_text_record
 
-from .param_types import RulesType
+from .param_types import rules_type
 
 
 def _print_report(report: ReplayReport, recorded: str) -> None:
@@ -47,7 +47,7 @@ def _print_report(report: ReplayReport, recorded: str) -> None:
 @click.argument("record", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--rules",
-    type=RulesType(),
+    type=rules_type(),
     default=None,
     help="Rule set to judge by (default: the record's, or olympiad for text records).",
 )
@@ -67,7 +67,7 @@ def replay_command(record: Path, rules: RuleSet | None) -> None:
             recorded = f"{game.result} ({game.reason.value}) after {game.end_ply} plies"
         else:
             text = read_text_record(record)
-            report = replay_text_record(text, rules or RulesType().convert("olympiad", None, None))
+            report = replay_text_record(text, rules or resolve_rules("olympiad"))
             recorded = text.result_line or "(no result line)"
     except (RulesInputError, InputError, OSError) as error:
         raise click.ClickException(str(error)) from None

@@ -13,6 +13,7 @@ from referee.sandbox import SandboxMode
 from tournaments.run_access import RunAccess, TlsFiles
 
 from .game_options import rules_option, time_control_options
+from .param_types import choice_option, path_option
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -74,11 +75,10 @@ def run_options(function: F) -> F:
             help="Run seed: with the same referee key, the same layouts. Default: random.",
         ),
         click.option("--log-traffic", is_flag=True, help="Write each game's DCTP transcript."),
-        click.option(
+        choice_option(
             "--sandbox",
-            type=click.Choice([mode.value for mode in SandboxMode]),
-            default=SandboxMode.AUTO.value,
-            show_default=True,
+            choices=SandboxMode,
+            default=SandboxMode.AUTO,
             callback=lambda ctx, param, value: SandboxMode(value),
             help="Run engines isolated: auto = the best sandbox available (bubblewrap, else "
             "unshare), warning if none; required = refuse to run without one; off = plain "
@@ -155,3 +155,10 @@ def access_options(*, deals: bool = True, cluster: bool = True) -> Callable[[F],
 def played_run_options(function: F) -> F:
     """The options of a run of games: the rules, the clock, the run's and its access."""
     return _apply(function, [rules_option, time_control_options, run_options, access_options()])
+
+
+def out_option(default: Path | None, help: str) -> Callable[[F], F]:
+    """``--out FOLDER``: the run folder, which the same command resumes."""
+    return path_option(
+        "--out", folder=True, default=default, show_default=default is not None, help=help
+    )

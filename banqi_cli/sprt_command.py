@@ -7,12 +7,11 @@ from typing import NoReturn
 import click
 from pydantic import ValidationError
 
-from banqi_common.errors import InputError
 from banqi_engine.rules import RuleSet
 from referee.deals import new_seed
+from referee.engine_spec import EngineSpec
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
-from tournaments.engine_places import EngineChecksInterrupted
 from tournaments.run_access import default_folder
 from tournaments.sprt import EloModel, SprtStatus, SprtTest
 from tournaments.sprt_job import SprtJob, SprtJobEvents, run_sprt_job
@@ -27,9 +26,9 @@ from tournaments.sprt_run import (
 )
 
 from . import output
-from .engine_args import engine_specs
-from .param_types import field_option
-from .run_options import AccessFlags, played_run_options
+from .engine_args import engine_pair_arguments
+from .param_types import choice_option, field_option
+from .run_options import AccessFlags, out_option, played_run_options
 from .sprt_lines import header, pair_line, verdict_line
 
 
@@ -79,8 +78,7 @@ class SprtProgress:
 
 
 @click.command("sprt")
-@click.argument("engine_new", metavar="[NAME=]COMMAND_NEW")
-@click.argument("engine_base", metavar="[NAME=]COMMAND_BASE")
+@engine_pair_arguments("NEW", "BASE")
 @field_option(
     "--elo0",
     model=SprtTest,
@@ -94,11 +92,10 @@ class SprtProgress:
     help="H1: new is this much stronger than base; above --elo0. (fastchess's SPRT "
     "calculator takes 0 and 5 too.)",
 )
-@click.option(
+@choice_option(
     "--model",
-    type=click.Choice([model.value for model in EloModel]),
-    default=EloModel.NORMALIZED.value,
-    show_default=True,
+    choices=EloModel,
+    default=EloModel.NORMALIZED,
     help="Elo of --elo0 and --elo1: normalized (nElo, the default of fastchess's -sprt and "
     "of fishtest's tests) or logistic (the Elo of the expected score).",
 )
@@ -113,16 +110,13 @@ class SprtProgress:
 )
 @field_option("--concurrency", model=SprtConfig, field="concurrency", help="Games played at once.")
 @played_run_options
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Run folder; the same folder resumes the test. Default: "
+@out_option(
+    None,
+    "Run folder; the same folder resumes the test. Default: "
     "banqi-runs/sprt-<NAME_NEW>-vs-<NAME_BASE>.",
 )
 def sprt_command(
-    engine_new: str,
-    engine_base: str,
+    engines: tuple[EngineSpec, EngineSpec],
     model: str,
     elo0: float,
     elo1: float,
@@ -149,7 +143,6 @@ def sprt_command(
         raise click.BadParameter(
             f"{max_games} is odd: games come in pairs", param_hint="'--max-games'"
         )
-    engines = engine_specs(engine_new, engine_base)
     folder = out if out is not None else default_folder("sprt", engines)
     test = _test(model, elo0, elo1, alpha, beta)
     given = {"seed": new_seed() if seed is None else seed, "out": folder, "test": test}
@@ -162,14 +155,7 @@ def sprt_command(
         access=access.access(),
     )
     progress = SprtProgress(seed)
-    try:
-        outcome = run_sprt_job(job, progress.events())
-    except (InputError, OSError) as error:
-        output.fail(error)
-    except EngineChecksInterrupted:
-        output.checks_interrupted()
-    except KeyboardInterrupt:
-        progress.interrupted()
+    outcome = output.run_job(lambda: run_sprt_job(job, progress.events()), progress.interrupted)
     if outcome.uncounted:
         output.say(f"{outcome.uncounted} games finished after the verdict: recorded, not counted")
     output.say(f"{STATUS_FILE} and {CHART_FILE} in {config.out}")

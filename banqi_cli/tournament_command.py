@@ -19,7 +19,6 @@ from tournaments.config import (
     demo_engines,
     load_config,
 )
-from tournaments.engine_places import EngineChecksInterrupted
 from tournaments.reports import format_standings_text
 from tournaments.results import Standings
 from tournaments.run_access import RUNS_FOLDER
@@ -31,8 +30,8 @@ from tournaments.tournament_job import (
 )
 
 from . import output
-from .param_types import field_option
-from .run_options import AccessFlags, played_run_options
+from .param_types import choice_option, field_option
+from .run_options import AccessFlags, out_option, played_run_options
 from .tournament_lines import Progress, header
 
 DEFAULT_OUT = RUNS_FOLDER / "tournament"
@@ -154,12 +153,11 @@ class TournamentProgress:
     help="In each round every pairing plays one hidden layout twice, seats swapped. More "
     "rounds than a run has resume it with the new rounds added.",
 )
-@click.option(
+@choice_option(
     "--format",
     "format_",
-    type=click.Choice([f.value for f in TournamentFormat]),
-    default=TournamentFormat.ROUND_ROBIN.value,
-    show_default=True,
+    choices=TournamentFormat,
+    default=TournamentFormat.ROUND_ROBIN,
     help="round-robin: every two engines meet; gauntlet: the first engine (or those marked "
     "gauntlet = true in CONFIG) meets every other engine.",
 )
@@ -170,12 +168,9 @@ class TournamentProgress:
     help="Games played at once (the demo: one per core, up to 4).",
 )
 @played_run_options
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_OUT,
-    show_default=True,
-    help="Run folder; the same folder resumes the run.",
+@out_option(
+    DEFAULT_OUT,
+    "Run folder; the same folder resumes the run.",
 )
 @click.option("--quiet", is_flag=True, help="No progress lines; only the final standings.")
 @click.pass_context
@@ -210,18 +205,18 @@ def tournament_command(
             seed=seed,
             cluster=access.cluster,
         )
-        job = TournamentJob(
-            config=config, out=out, log_traffic=log_traffic, access=access.access(config.cluster)
-        )
-        standings = run_tournament_job(job, TournamentProgress(out, seed, quiet).events())
-    except (RulesInputError, InputError, OSError) as error:
+    except (RulesInputError, InputError) as error:
         output.fail(error)
-    except EngineChecksInterrupted:
-        output.checks_interrupted()
-    except KeyboardInterrupt:
-        output.interrupted(
+    job = TournamentJob(
+        config=config, out=out, log_traffic=log_traffic, access=access.access(config.cluster)
+    )
+    events = TournamentProgress(out, seed, quiet).events()
+    standings = output.run_job(
+        lambda: run_tournament_job(job, events),
+        lambda: output.interrupted(
             f"interrupted; finished games are saved in {out}; run the same command to resume"
-        )
+        ),
+    )
     output.say(format_standings_text(standings, config.gauntlet_names()), nl=False)
     output.say(
         f"standings: {out / 'standings.json'}  page: {out / 'report.html'}  "

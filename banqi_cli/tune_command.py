@@ -10,7 +10,6 @@ import click
 from banqi_common.errors import InputError
 from referee.deals import new_seed
 from referee.engine_spec import split_command
-from tournaments.engine_places import EngineChecksInterrupted
 from tournaments.run_access import RUNS_FOLDER
 from tournaments.tune import (
     PairResult,
@@ -32,7 +31,7 @@ from tournaments.tune_run import (
 from . import output
 from .game_options import rules_option, time_control_options
 from .param_types import field_option
-from .run_options import AccessFlags, access_options, run_options
+from .run_options import AccessFlags, access_options, out_option, run_options
 from .tune_lines import BUILTIN, Progress, header, pair_line, verify_lines
 
 DEFAULT_ITERATIONS: Final = 1000
@@ -142,11 +141,9 @@ def tune_config(
 @time_control_options
 @run_options
 @access_options(deals=False, cluster=False)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Run folder; the same folder resumes the run. Default: banqi-runs/tune-<PARAMS>.",
+@out_option(
+    None,
+    "Run folder; the same folder resumes the run. Default: banqi-runs/tune-<PARAMS>.",
 )
 def tune_command(
     params_file: Path,
@@ -188,14 +185,10 @@ def tune_command(
     words = BUILTIN if config.engine is None else shlex.join(config.engine)
     progress = TuneProgress(seed, words)
     job = TuneJob(config=config, seed_given=seed is not None, access=access.access())
-    try:
-        outcome = run_tune_job(job, progress.events())
-    except (InputError, OSError) as error:
-        output.fail(error)
-    except EngineChecksInterrupted:
-        output.checks_interrupted()
-    except KeyboardInterrupt:
-        progress.interrupted(progress.config or config)
+    outcome = output.run_job(
+        lambda: run_tune_job(job, progress.events()),
+        lambda: progress.interrupted(progress.config or config),
+    )
     output.say(f"{STATE_FILE} and {outcome.tuned.name} in {folder}")
     for line in verify_lines(outcome.config, params_file, outcome.state.theta):
         output.say(line)

@@ -13,9 +13,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
+from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.record import GameRecord
 from referee.storage import GAMES_DIR
 from tournaments.match_config import MatchConfig, match_setups
@@ -26,6 +24,7 @@ from .pairs import ScheduledGame, two_engine_games
 from .reports import write_reports
 from .results import Standings
 from .run_folder import (
+    DealtRunState,
     RunKind,
     existing_records,
     open_run_folder,
@@ -39,15 +38,11 @@ MAX_FAILURES: Final = 3
 """Failures in a row after which an engine's remaining games of the match are forfeited."""
 
 
-class MatchState(BaseModel):
+class MatchState(DealtRunState):
     """What ``match.json`` holds."""
 
-    model_config = ConfigDict(extra="forbid")
-
     format: Literal["banqi-match/1"] = "banqi-match/1"
-    created_at: datetime
     config: MatchConfig
-    deal_book: BookStamp | None = None
     score: MatchScore | None = None
     """The score the match is played to (``--first-to``); None: every game is played."""
 

@@ -10,24 +10,13 @@ from pydantic import Field
 from referee.game_setup import GameSetup
 
 from .pairs import numbered_id, paired_setups
-from .run_config import PairRunConfig
+from .run_config import PAIR_RUN_ORDER, PairRunConfig
 
 
 class MatchConfig(PairRunConfig):
     """A match: two engines, how many games, under which rules and clock."""
 
-    saved_order: ClassVar[tuple[str, ...]] = (
-        "engines",
-        "games",
-        "rules",
-        "time_control",
-        "seed",
-        "out",
-        "log_traffic",
-        "stall_timeout",
-        "sandbox",
-        "concurrency",
-    )
+    saved_order: ClassVar[tuple[str, ...]] = ("engines", "games", *PAIR_RUN_ORDER)
 
     games: int = Field(default=2, ge=1, le=100_000)
 

@@ -7,7 +7,7 @@ always written (``saved_order``), so a run folder's files read the same before a
 """
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from pydantic import (
     BaseModel,
@@ -24,7 +24,19 @@ from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
 
 
-class RunConfig(BaseModel):
+class SavedOrder(BaseModel):
+    """A model written to a run folder with its fields in the order its file has always had
+    them (``saved_order``; fields not named follow)."""
+
+    saved_order: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _in_saved_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {name: data[name] for name in self.saved_order if name in data} | data
+
+
+class RunConfig(SavedOrder):
     """The rules, clock and engine isolation of a run, and how many games it plays at once."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -32,8 +44,6 @@ class RunConfig(BaseModel):
     resumable: ClassVar[frozenset[str]] = frozenset({"concurrency", "sandbox"})
     """Fields that may change on resume: they do not change which games are played (each
     record says how its engines were isolated)."""
-    saved_order: ClassVar[tuple[str, ...]] = ()
-    """The order of the fields in a saved file; fields not named follow."""
 
     rules: RuleSet
     time_control: TimeControl = TimeControl()
@@ -42,11 +52,6 @@ class RunConfig(BaseModel):
         default=SandboxMode.AUTO, description="How engines are isolated: auto, required, off."
     )
     concurrency: int = Field(default=1, ge=1, le=64, description="Games at once.")
-
-    @model_serializer(mode="wrap")
-    def _in_saved_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        return {name: data[name] for name in self.saved_order if name in data} | data
 
 
 class FolderRunConfig(RunConfig):
@@ -57,6 +62,19 @@ class FolderRunConfig(RunConfig):
     seed: int
     out: Path
     log_traffic: bool = False
+
+
+PAIR_RUN_ORDER: Final = (
+    "rules",
+    "time_control",
+    "seed",
+    "out",
+    "log_traffic",
+    "stall_timeout",
+    "sandbox",
+    "concurrency",
+)
+"""The saved order of a match's and an SPRT's fields after their own."""
 
 
 class PairRunConfig(FolderRunConfig):

@@ -14,17 +14,20 @@ import contextlib
 import fcntl
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
+from referee.deal_book import BookStamp
 from referee.record import GameRecord, RecordError, read_record
 from referee.storage import GAMES_DIR, record_path
 
 from .config import ConfigError
+from .run_config import SavedOrder
 from .run_kinds import RunFolderError, check_new_run_folder
 
 S = TypeVar("S", bound=BaseModel)
@@ -34,6 +37,30 @@ LOCK_FILE = "tournament.lock"
 
 class RunLockedError(InputError):
     """Another process holds the run folder's lock: two runs must not share a folder."""
+
+
+class RunState(SavedOrder):
+    """What every state file holds besides its format and config: when the run started."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    saved_order: ClassVar[tuple[str, ...]] = (
+        "format",
+        "created_at",
+        "seed",
+        "config",
+        "deal_book",
+        "score",
+    )
+
+    created_at: datetime
+
+
+class DealtRunState(RunState):
+    """The state of a run that may be dealt from a deal book (the book's stamp: it is
+    resumed with the same book only)."""
+
+    deal_book: BookStamp | None = None
 
 
 @dataclass(frozen=True)

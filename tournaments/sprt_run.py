@@ -24,15 +24,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from banqi_common.atomic import write_atomic
-from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
+from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.record import GameRecord
 from referee.storage import GAMES_DIR
 
+from . import run_folder
 from .config import ConfigError
 from .differences import model_differences
 from .elo import pentanomial_elo
@@ -40,14 +41,7 @@ from .match import MAX_FAILURES
 from .pair_count import PairCounter
 from .pairs import ScheduledGame, numbered_id, paired_setups, two_engine_games
 from .results import Standings
-from .run_config import PairRunConfig
-from .run_folder import (
-    RunKind,
-    existing_records,
-    open_run_folder,
-    refuse_other_settings,
-    write_state,
-)
+from .run_config import PAIR_RUN_ORDER, PairRunConfig
 from .run_kinds import SETTINGS_FILE as SETTINGS_FILE
 from .runner import PlayPlace, RunEvents, RunOptions, RunSettings, run_scheduled
 from .sprt import EloModel, SprtPoint, SprtStatus, SprtTest, Verdict, normalized_elo
@@ -66,37 +60,21 @@ class SprtConfig(PairRunConfig):
     resumable: ClassVar[frozenset[str]] = PairRunConfig.resumable | {"max_games"}
     """Settings that may change on resume (``max_games`` only grow): they do not change the
     games played nor how they are counted."""
-    saved_order: ClassVar[tuple[str, ...]] = (
-        "engines",
-        "test",
-        "max_games",
-        "rules",
-        "time_control",
-        "seed",
-        "out",
-        "log_traffic",
-        "stall_timeout",
-        "sandbox",
-        "concurrency",
-    )
+    saved_order: ClassVar[tuple[str, ...]] = ("engines", "test", "max_games", *PAIR_RUN_ORDER)
 
     engines: tuple[EngineSpec, EngineSpec] = Field(description="The new engine, then the base.")
     test: SprtTest = SprtTest()
     max_games: int = Field(default=DEFAULT_MAX_GAMES, ge=2, le=MAX_GAMES, multiple_of=2)
 
 
-class SprtSettings(BaseModel):
+class SprtSettings(run_folder.DealtRunState):
     """What ``sprt-settings.json`` holds."""
 
-    model_config = ConfigDict(extra="forbid")
-
     format: Literal["banqi-sprt-settings/1"] = "banqi-sprt-settings/1"
-    created_at: datetime
     config: SprtConfig
-    deal_book: BookStamp | None = None
 
 
-SPRT = RunKind(SETTINGS_FILE, SprtSettings, "an SPRT's settings", "an SPRT")
+SPRT = run_folder.RunKind(SETTINGS_FILE, SprtSettings, "an SPRT's settings", "an SPRT")
 
 
 def sprt_games(config: SprtConfig) -> list[ScheduledGame]:
@@ -129,7 +107,7 @@ def open_sprt(
             kept["max_games"] = saved.config.max_games
         wanted = config.model_copy(update=kept)
         differences = model_differences(saved.config, wanted, SprtConfig.resumable)
-        refuse_other_settings(out, SPRT, differences)
+        run_folder.refuse_other_settings(out, SPRT, differences)
         if wanted.max_games < saved.config.max_games:
             raise ConfigError(
                 f"{out} holds an SPRT of up to {saved.config.max_games} games; --max-games "
@@ -146,7 +124,7 @@ def open_sprt(
         _check_room(new, book)
         return SprtSettings(created_at=datetime.now(UTC), config=new, deal_book=stamp_of(book))
 
-    return open_run_folder(out, SPRT, resume, start)
+    return run_folder.open_run_folder(out, SPRT, resume, start)
 
 
 def _check_room(config: SprtConfig, book: LoadedBook | None) -> None:
@@ -163,7 +141,7 @@ def start_sprt_folder(settings: SprtSettings) -> None:
     if saved is not None and saved.config.max_games == settings.config.max_games:
         return
     (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
-    write_state(out, SPRT, settings)
+    run_folder.write_state(out, SPRT, settings)
 
 
 class SprtTracker(PairCounter):
@@ -185,7 +163,9 @@ class SprtTracker(PairCounter):
     def from_folder(cls, config: SprtConfig) -> "SprtTracker":
         """The test as the records in its folder have it."""
         tracker = cls(config)
-        found = existing_records(config.out, [game.setup.game_id for game in tracker.games])
+        found = run_folder.existing_records(
+            config.out, [game.setup.game_id for game in tracker.games]
+        )
         tracker.add_in_order(list(found.values()))
         return tracker
 

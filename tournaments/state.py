@@ -6,15 +6,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
-from referee.deal_book import BookStamp
 from referee.storage import GAMES_DIR
 
 from .config import TournamentConfig
 from .differences import model_differences
 from .run_folder import (
     LOCK_FILE,
+    DealtRunState,
     RunKind,
     is_temporary,
     open_run_folder,
@@ -25,16 +23,12 @@ from .run_kinds import STATE_FILE as STATE_FILE
 from .run_kinds import RunFolderError as RunFolderError
 
 
-class TournamentState(BaseModel):
+class TournamentState(DealtRunState):
     """What ``tournament.json`` holds."""
 
-    model_config = ConfigDict(extra="forbid")
-
     format: Literal["banqi-tournament/1"] = "banqi-tournament/1"
-    created_at: datetime
     seed: int
     config: TournamentConfig
-    deal_book: BookStamp | None = None
 
 
 def _check_new_run_folder(out: Path) -> None:

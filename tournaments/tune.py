@@ -342,12 +342,15 @@ def write_starting_file(path: Path) -> None:
     try:
         with path.open("x", encoding="utf-8") as handle:
             handle.write(param_file_text(default_params(), header))
-    except FileExistsError:
-        raise ParamFileError(
-            f"{path} exists: not replaced (remove it or name another file)"
-        ) from None
     except OSError as error:
-        raise ParamFileError(f"cannot write {path}: {error.strerror or error}") from None
+        raise ParamFileError(_not_written(path, error)) from None
+
+
+def _not_written(path: Path, error: OSError) -> str:
+    """Why a new parameter file could not be written, in words."""
+    if isinstance(error, FileExistsError):
+        return f"{path} exists: not replaced (remove it or name another file)"
+    return f"cannot write {path}: {error.strerror or error}"
 
 
 def check_builtin_params(params: dict[str, TuneParam], params_file: Path) -> None:

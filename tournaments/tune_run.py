@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import ClassVar, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
@@ -42,7 +42,7 @@ from .differences import model_differences
 from .match import MAX_FAILURES
 from .pairs import paired_setups
 from .run_config import FolderRunConfig
-from .run_folder import RunKind, open_run_folder, refuse_other_settings, write_state
+from .run_folder import RunKind, RunState, open_run_folder, refuse_other_settings, write_state
 from .run_kinds import TUNE_FILE, RunFolderError
 from .runner import play_here, save_whole
 from .tune import PairResult, Spsa, TuneGame, TuneParam, TuneState, param_file_text
@@ -137,13 +137,10 @@ class TuneConfig(FolderRunConfig):
         return {name: param.value for name, param in self.params.items()}
 
 
-class TuneSettings(BaseModel):
+class TuneSettings(RunState):
     """What ``tune-settings.json`` holds."""
 
-    model_config = ConfigDict(extra="forbid")
-
     format: Literal["banqi-tune-settings/1"] = "banqi-tune-settings/1"
-    created_at: datetime
     config: TuneConfig
 
 
