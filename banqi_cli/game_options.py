@@ -26,54 +26,57 @@ def rules_option(function: F) -> F:
     )(function)
 
 
+TIME_OPTIONS = [
+    field_option(
+        "--time",
+        "time_",
+        model=TimeControl,
+        field="time",
+        help="Seconds per side for the game.",
+    ),
+    field_option(
+        "--increment",
+        model=TimeControl,
+        field="increment",
+        help="Seconds added after each move.",
+    ),
+    field_option(
+        "--move-time",
+        model=TimeControl,
+        field="move_time",
+        help="Most seconds one move may take (default: no per-move limit).",
+    ),
+    field_option(
+        "--margin",
+        "margin_ms",
+        model=TimeControl,
+        field="margin_ms",
+        help="Grace in ms before a time loss.",
+    ),
+    field_option(
+        "--idle-limit",
+        model=TimeControl,
+        field="idle_limit",
+        help="Seconds an engine that owes a move may go without using any CPU before it "
+        "loses by stall (default: off; only its clock judges its thinking time).",
+    ),
+    field_option(
+        "--stall-timeout",
+        model=GameSetup,
+        field="stall_timeout",
+        help="Seconds an engine gets to answer anything but genmove, and to answer a "
+        "move it lost on time before it counts as having stopped answering.",
+    ),
+]
+"""The clock's options, in ``--help`` order."""
+
+
 def time_control_options(function: F) -> F:
     """``--time``, ``--increment``, ``--move-time``, ``--margin``, ``--idle-limit``,
     ``--stall-timeout``.
 
     The callback receives ``time_control`` (a TimeControl) and ``stall_timeout``.
     """
-    options = [
-        field_option(
-            "--time",
-            "time_",
-            model=TimeControl,
-            field="time",
-            help="Seconds per side for the game.",
-        ),
-        field_option(
-            "--increment",
-            model=TimeControl,
-            field="increment",
-            help="Seconds added after each move.",
-        ),
-        field_option(
-            "--move-time",
-            model=TimeControl,
-            field="move_time",
-            help="Most seconds one move may take (default: no per-move limit).",
-        ),
-        field_option(
-            "--margin",
-            "margin_ms",
-            model=TimeControl,
-            field="margin_ms",
-            help="Grace in ms before a time loss.",
-        ),
-        field_option(
-            "--idle-limit",
-            model=TimeControl,
-            field="idle_limit",
-            help="Seconds an engine that owes a move may go without using any CPU before it "
-            "loses by stall (default: off; only its clock judges its thinking time).",
-        ),
-        field_option(
-            "--stall-timeout",
-            model=GameSetup,
-            field="stall_timeout",
-            help="Seconds an engine gets to answer anything but genmove, and to answer a "
-            "move it lost on time before it counts as having stopped answering.",
-        ),
-    ]
 
     @functools.wraps(function)
     def wrapper(
@@ -95,6 +98,6 @@ def time_control_options(function: F) -> F:
         return function(*args, **kwargs)
 
     command: Any = wrapper
-    for option in reversed(options):
+    for option in reversed(TIME_OPTIONS):
         command = option(command)
     return cast(F, command)

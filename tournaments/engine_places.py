@@ -127,9 +127,13 @@ def playing_for(
     out: Path,
     engines: Sequence[EngineSpec],
     notices: Notices,
+    start_engine: EngineFactory | None = None,
 ) -> tuple[Playing, Cluster | None]:
     """Where the run's games are played as ``access`` says: on its cluster (engines checked
-    there as the run starts), or here (engines not checked yet: ``check_before_games``)."""
+    there as the run starts), or here (engines not checked yet: ``check_before_games``),
+    started by ``start_engine`` if given (a script's own engines), else sandboxed."""
+    if start_engine is not None:
+        return Playing(start_engine), None
     hidden = access.hidden(out)
     if access.cluster is not None:
         cluster = connect_cluster(access.cluster, access.tls, config.sandbox, hidden)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from banqi_common.interrupt import run_interruptible
+from referee.engine_start import EngineFactory
 from referee.record import GameRecord
 
 from .engine_places import Notices, check_before_games, live_views_safe, playing_for
@@ -62,8 +63,11 @@ class MatchOutcome:
     result: MatchResult | None
 
 
-def run_match_job(job: MatchJob, events: MatchEvents) -> MatchOutcome:
-    """Play the match's missing games (of a match to a score, until it is decided).
+def run_match_job(
+    job: MatchJob, events: MatchEvents, start_engine: EngineFactory | None = None
+) -> MatchOutcome:
+    """Play the match's missing games (of a match to a score, until it is decided), its
+    engines started sandboxed (or by ``start_engine``, if given) or on the access's cluster.
 
     InputError (or OSError) for what cannot be used: the key, the book, the folder, the
     sandbox, an engine; EngineChecksInterrupted for Ctrl-C while the engines are checked,
@@ -72,7 +76,9 @@ def run_match_job(job: MatchJob, events: MatchEvents) -> MatchOutcome:
     config, access = job.config, job.access
     key = access.referee_key()
     book = access.deal_book()
-    play, cluster = playing_for(access, config, config.out, config.engines, events.notices)
+    play, cluster = playing_for(
+        access, config, config.out, config.engines, events.notices, start_engine
+    )
     state = open_match(config, seed_given=job.seed_given, book=book, score=job.score)
     if cluster is None:
         check_before_games(config.engines, play.start_engine, config)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from banqi_common.interrupt import run_interruptible
+from referee.engine_start import EngineFactory
 
 from .engine_places import Notices, check_before_games, live_views_safe, playing_for
 from .run_access import RunAccess
@@ -56,8 +57,11 @@ class SprtOutcome:
     uncounted: int
 
 
-def run_sprt_job(job: SprtJob, events: SprtJobEvents) -> SprtOutcome:
-    """Play the test's pairs until its verdict (a finished test is only reported again).
+def run_sprt_job(
+    job: SprtJob, events: SprtJobEvents, start_engine: EngineFactory | None = None
+) -> SprtOutcome:
+    """Play the test's pairs until its verdict (a finished test is only reported again), its
+    engines started sandboxed (or by ``start_engine``, if given) or on the access's cluster.
 
     InputError (or OSError) for what cannot be used; EngineChecksInterrupted for Ctrl-C
     while the engines are checked, KeyboardInterrupt during the games (finished ones kept).
@@ -71,7 +75,9 @@ def run_sprt_job(job: SprtJob, events: SprtJobEvents) -> SprtOutcome:
         tracker = SprtTracker.from_folder(config)
         events.started(tracker)
         if tracker.verdict is None:
-            play, cluster = playing_for(access, config, config.out, config.engines, events.notices)
+            play, cluster = playing_for(
+                access, config, config.out, config.engines, events.notices, start_engine
+            )
             if cluster is None:
                 check_before_games(config.engines, play.start_engine, config)
             events.playing(play.status)

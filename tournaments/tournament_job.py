@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from referee.engine_start import EngineFactory
 from referee.record import GameRecord
 
 from .config import TournamentConfig
@@ -54,8 +55,11 @@ class TournamentEvents:
     engine_out: Callable[[str, int | None, str], None]
 
 
-def run_tournament_job(job: TournamentJob, events: TournamentEvents) -> Standings:
-    """Start or resume the tournament in its folder and play it to the end; the final
+def run_tournament_job(
+    job: TournamentJob, events: TournamentEvents, start_engine: EngineFactory | None = None
+) -> Standings:
+    """Start or resume the tournament in its folder and play it to the end, its engines
+    started sandboxed (or by ``start_engine``, if given) or on the config's cluster; the final
     standings (also written in the folder).
 
     The folder (and the deal book, if any) is checked first, then the engines (on a
@@ -68,7 +72,9 @@ def run_tournament_job(job: TournamentJob, events: TournamentEvents) -> Standing
     key = access.referee_key()
     book = access.deal_book()
     with locked_run(out):
-        play, cluster = playing_for(access, config, out, config.engines, events.notices)
+        play, cluster = playing_for(
+            access, config, out, config.engines, events.notices, start_engine
+        )
         state, games = prepare(config, out, book)
         already = len(existing_records(out, [g.setup.game_id for g in games]))
         run = state.config
