@@ -4,15 +4,14 @@ to a score, an SPRT and a tournament, with in-process engines (``tests/in_proces
 from pathlib import Path
 
 from in_process_engines import engine_spec, in_process
+from job_events import Told
 from referee_fakes import TEST_KEY
 
 from banqi_engine.rules import resolve_rules
-from referee.record import GameRecord
 from referee.storage import GAMES_DIR
 from tournaments.config import TournamentConfig
-from tournaments.engine_places import Notices
 from tournaments.match_config import MatchConfig
-from tournaments.match_job import MatchEvents, MatchJob, MatchStart, run_match_job
+from tournaments.match_job import MatchJob, run_match_job
 from tournaments.match_score import MatchScore, MatchVerdict
 from tournaments.run_access import RunAccess
 from tournaments.run_kinds import MATCH_FILE, SETTINGS_FILE, STATE_FILE
@@ -26,27 +25,6 @@ ENGINES = (
     engine_spec("random", "--level", "0", "--seed", "1"),
     engine_spec("greedy", "--level", "1"),
 )
-
-
-class Told:
-    """What a job told its caller."""
-
-    def __init__(self) -> None:
-        self.notes: list[str] = []
-        self.starts: list[MatchStart] = []
-        self.games: list[GameRecord] = []
-
-    def notices(self) -> Notices:
-        return Notices(
-            lambda isolation, mode: self.notes.append(f"isolation {isolation.value}"),
-            lambda address, mode: self.notes.append(f"cluster {address}"),
-        )
-
-    def match_events(self) -> MatchEvents:
-        def engine_out(name: str, remaining: int | None, last: str) -> None:
-            self.notes.append(f"out {name}")
-
-        return MatchEvents(self.notices(), self.starts.append, self.games.append, engine_out)
 
 
 def access(tmp_path: Path) -> RunAccess:
