@@ -55,9 +55,10 @@ class MatchEvents:
     engine_out: Callable[[str, int | None, str], None]
 
 
-@dataclass(frozen=True)
-class MatchOutcome:
+class MatchOutcome(BaseModel):
     """How the match ended: every record, in game order, and (to a score) its result."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     records: list[GameRecord]
     result: MatchResult | None
@@ -105,4 +106,5 @@ def run_match_job(
             live_views=live_views_safe(config.sandbox, config.concurrency),
         )
         records = run_interruptible(run_match(config, options, tracker))
-    return MatchOutcome(records, None if tracker is None else tracker.result())
+    result = None if tracker is None else tracker.result()
+    return MatchOutcome(records=records, result=result)

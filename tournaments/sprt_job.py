@@ -49,9 +49,10 @@ class SprtJobEvents:
     run: SprtEvents
 
 
-@dataclass(frozen=True)
-class SprtOutcome:
+class SprtOutcome(BaseModel):
     """How the test ended: its status, and the games recorded after the verdict."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     status: SprtStatus
     uncounted: int
@@ -91,4 +92,4 @@ def run_sprt_job(
             status = tracker.status()
             events.run.pair_counted(status)
             save_status(config.out, status)
-    return SprtOutcome(status, len(tracker.records) - status.games)
+    return SprtOutcome(status=status, uncounted=len(tracker.records) - status.games)

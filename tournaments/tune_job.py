@@ -47,9 +47,10 @@ class TuneJobEvents:
     run: TuneEvents
 
 
-@dataclass(frozen=True)
-class TuneOutcome:
+class TuneOutcome(BaseModel):
     """How the run ended: its config (as resumed), its state, and ``tuned.toml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     config: TuneConfig
     state: TuneState
@@ -78,4 +79,4 @@ def run_tune_job(job: TuneJob, events: TuneJobEvents) -> TuneOutcome:
             start_tune_folder(settings)
             state = run_interruptible(run_tune(config, state, key, events.run, factory))
         tuned = write_tuned(config, state)
-    return TuneOutcome(config, state, tuned)
+    return TuneOutcome(config=config, state=state, tuned=tuned)
