@@ -16,8 +16,8 @@ from referee.sandbox import (
     engine_view,
     keep_referee_private,
 )
-from tournaments.cluster import NEEDS_DASK, Cluster, ClusterError, WorkerEngines
 
+from .cluster import NEEDS_DASK, Cluster, ClusterError, WorkerEngines
 from .run_access import RunAccess, TlsFiles
 from .run_config import RunConfig
 from .runner import PlayPlace

@@ -16,9 +16,9 @@ from typing import Final, Literal
 from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.record import GameRecord
 from referee.storage import GAMES_DIR
-from tournaments.match_config import MatchConfig, match_setups
 
 from .differences import model_differences
+from .match_config import MatchConfig, match_setups
 from .match_score import MatchScore, ScoreTracker, save_result
 from .pairs import ScheduledGame, two_engine_games
 from .reports import write_reports
