@@ -9,7 +9,7 @@ from banqi_engine.endgame_build import Material
 from banqi_engine.errors import RulesInputError
 from banqi_engine.rules import RuleSet
 
-from .options import rules_option
+from .game_options import rules_option
 
 DEFAULT_MATERIALS = ("KvP", "KPvG", "CvNP", "KPvGP", "RNvCP", "KCvGP")
 

@@ -5,24 +5,15 @@ import click
 from banqi_engine.rules import RuleSet
 from tournaments.referee_bench import bench_referee
 
-from .options import rules_option
+from .game_options import rules_option
+from .param_types import shown_option
 
 
 @click.command("referee")
-@click.option(
-    "--games",
-    type=click.IntRange(2, 10_000),
-    default=20,
-    show_default=True,
-    help="Games to play (in pairs).",
+@shown_option(
+    "--games", type=click.IntRange(2, 10_000), default=20, help="Games to play (in pairs)."
 )
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 64),
-    default=1,
-    show_default=True,
-    help="Games played at once.",
-)
+@shown_option("--concurrency", type=click.IntRange(1, 64), default=1, help="Games played at once.")
 @rules_option
 def bench_referee_command(games: int, concurrency: int, rules: RuleSet) -> None:
     """Referee CPU per ply in a tournament between two random players.

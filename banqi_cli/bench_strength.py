@@ -9,7 +9,8 @@ from banqi_engine.rules import RuleSet
 from tournaments.elo import EloEstimate, pentanomial_elo
 from tournaments.selfplay import SelfPlayGame, iter_match, level_factory, summarise
 
-from .options import FiniteFloatRange, rules_option
+from .game_options import rules_option
+from .param_types import FiniteFloatRange, shown_option
 
 
 def pair_counts(results: Sequence[SelfPlayGame]) -> list[int]:
@@ -61,11 +62,10 @@ def play_levels(
 
 
 @click.command("strength")
-@click.option(
+@shown_option(
     "--games",
     type=click.IntRange(1),
     default=20,
-    show_default=True,
     help="Games per match (in pairs on one layout, seats swapped).",
 )
 @click.option(
@@ -75,13 +75,7 @@ def play_levels(
     multiple=True,
     help="Level of player A, then of player B (give it twice); without it, the ladder.",
 )
-@click.option(
-    "--seconds",
-    type=FiniteFloatRange(0, 60),
-    default=0.2,
-    show_default=True,
-    help="Time budget per move.",
-)
+@shown_option("--seconds", type=FiniteFloatRange(0, 60), default=0.2, help="Time budget per move.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of layouts and players.")
 @rules_option
 def bench_strength_command(

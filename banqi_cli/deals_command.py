@@ -7,8 +7,12 @@ import click
 from banqi_common.errors import InputError
 from referee.deal_book import MAX_DEALS, make_deal_book, write_deal_book
 from referee.deals import new_seed
+from tournaments.run_access import RunAccess
 
-from .options import key_file_option, referee_key, seed_words
+from . import output
+from .output import seed_words
+from .param_types import path_option
+from .run_options import key_file_option
 
 
 @click.command("deals")
@@ -18,9 +22,8 @@ from .options import key_file_option, referee_key, seed_words
     required=True,
     help="How many deals to write (a match needs one per pair of games).",
 )
-@click.option(
+@path_option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
     required=True,
     help="The book file to write (JSON, mode 0600), in a folder that exists.",
 )
@@ -43,13 +46,13 @@ def deals_command(
     same layouts. The book is as secret as the key: it is written with mode 0600 and
     engines never see it; an existing file is replaced only with --force.
     """
-    key = referee_key(key_file)
-    book = make_deal_book(key, new_seed() if seed is None else seed, count)
     try:
+        key = RunAccess(key_file=key_file).referee_key()
+        book = make_deal_book(key, new_seed() if seed is None else seed, count)
         sha256 = write_deal_book(book, out, force=force)
     except InputError as error:
-        raise click.ClickException(str(error)) from None
-    click.echo(
+        output.fail(error)
+    output.say(
         f"deal book {out}: {count} deal{'' if count == 1 else 's'}, {seed_words(seed)}, "
         f"sha256 {sha256}"
     )

@@ -15,7 +15,8 @@ from banqi_engine.rules import RuleSet
 from protocol.engine_loop import DctpEngine, run_engine
 from tournaments.tune import ParamFileError, read_param_values
 
-from .options import rules_option
+from .game_options import rules_option
+from .param_types import path_option
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -89,18 +90,10 @@ def serve_stdio(
     "(the default, as tournament platforms start engines by path).",
 )
 @click.option("--seed", type=int, default=None, help="Seed for the player's random choices.")
-@click.option(
-    "--log",
-    "log_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the DCTP traffic and debug messages to this file.",
-)
-@click.option(
+@path_option("--log", "log_file", help="Write the DCTP traffic and debug messages to this file.")
+@path_option(
     "--params",
     "params_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     metavar="FILE",
     help="Evaluation parameters from a TOML file: NAME = VALUE lines, or a parameter file "
     "of 'banqi tune' (its tuned.toml), whose values are taken.",

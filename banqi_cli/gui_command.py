@@ -11,18 +11,15 @@ from pydantic import ValidationError
 from banqi_common.errors import InputError
 from referee.deals import key_locations
 from referee.engine_spec import EngineSpec, default_name, split_command
-from referee.engine_start import EngineFactory, process_engines
-from referee.sandbox import (
-    INSTALL_HINT,
-    Isolation,
-    SandboxMode,
-    engine_view,
-    keep_referee_private,
-    referee_secrets,
-)
+from referee.engine_start import EngineFactory
+from referee.sandbox import INSTALL_HINT, Isolation, SandboxMode, referee_secrets
 from tournaments.config import load_config
+from tournaments.engine_places import sandboxed_engines
+from tournaments.run_access import RUNS_FOLDER
 
-from .options import RUNS_FOLDER
+from . import output
+from .param_types import choice_option, path_option
+from .run_options import out_option
 
 NAMED = re.compile(r"^([^\s=/\\]+)=(.+)$", re.DOTALL)
 """``NAME=COMMAND``: a name with no space, ``=`` or slash, then the command."""
@@ -48,19 +45,15 @@ def sandboxed_factory(
 ) -> EngineFactory:
     """Engines started as the referee starts them: sandboxed by ``mode``, the key files and
     every folder of records out of their sight; says on stderr how they are isolated."""
-    keep_referee_private()
     hidden = referee_secrets(key_locations(None), folders)
     try:
-        factory, isolation = process_engines(mode, hidden)
-        if isolation is not Isolation.NONE:
-            for spec in engines:
-                engine_view(spec.command, spec.cwd or Path.cwd(), spec.read_only, hidden, None)
+        factory, isolation = sandboxed_engines(mode, hidden, engines)
     except InputError as error:
-        raise click.ClickException(str(error)) from None
+        output.fail(error)
     if isolation is Isolation.NONE and mode is SandboxMode.AUTO:
-        click.echo(f"warning: engines are NOT isolated; {INSTALL_HINT}", err=True)
+        output.note(f"warning: engines are NOT isolated; {INSTALL_HINT}")
     else:
-        click.echo(f"sandbox: {isolation.value} ({isolation.words})", err=True)
+        output.note(f"sandbox: {isolation.value} ({isolation.words})")
     return factory
 
 
@@ -70,15 +63,14 @@ def sandboxed_factory(
     "--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one)."
 )
 @click.option("--no-browser", is_flag=True, help="Do not open a browser; just print the address.")
-@click.option(
+@path_option(
     "--watch",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
+    folder=True,
     help="A match's or tournament's run folder: open the page watching its games.",
 )
-@click.option(
+@path_option(
     "--runs",
-    type=click.Path(file_okay=False, path_type=Path),
+    folder=True,
     default=RUNS_FOLDER,
     show_default=True,
     help="Folder whose run folders the watch and replay pages list.",
@@ -90,24 +82,12 @@ def sandboxed_factory(
     metavar="[NAME=]COMMAND",
     help="An engine to offer besides the built-in levels (repeatable).",
 )
-@click.option(
-    "--config",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
-    help="A tournament config whose engines to offer.",
-)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=RUNS_FOLDER / "gui",
-    show_default=True,
-    help="Where finished games are saved (games/<id>.json and .txt).",
-)
-@click.option(
+@path_option("--config", exists=True, help="A tournament config whose engines to offer.")
+@out_option(RUNS_FOLDER / "gui", "Where finished games are saved (games/<id>.json and .txt).")
+@choice_option(
     "--sandbox",
-    type=click.Choice([mode.value for mode in SandboxMode]),
-    default=SandboxMode.AUTO.value,
-    show_default=True,
+    choices=SandboxMode,
+    default=SandboxMode.AUTO,
     help="How engines are isolated, as in 'banqi match'.",
 )
 def gui_command(

@@ -12,8 +12,9 @@ from .bench_strength import bench_strength_command
 from .deals_command import deals_command
 from .engine import engine_command
 from .gui_command import gui_command
+from .match_command import match_command
 from .perft_commands import bench, perft_command
-from .referee_commands import match_command, reasons_command, replay_command
+from .referee_commands import reasons_command, replay_command
 from .sprt_command import sprt_command
 from .tournament_command import tournament_command
 from .tune_command import tune_command

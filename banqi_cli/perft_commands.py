@@ -1,14 +1,24 @@
 """The ``banqi perft`` command and the ``banqi bench`` group: perft and search speed."""
 
+from collections.abc import Callable, Iterable
+
 import click
 
 from banqi_engine.errors import RulesInputError
 from banqi_engine.perft import divide, perft
 from banqi_engine.position import parse_position
 from banqi_engine.rules import RuleSet
-from banqi_engine.speed_bench import bench_perft, bench_search, engine_build
+from banqi_engine.search import SearchResult
+from banqi_engine.speed_bench import (
+    BenchPosition,
+    BenchRow,
+    bench_perft,
+    bench_search,
+    engine_build,
+)
 
-from .options import FiniteFloatRange, PositionCommand, rules_option
+from .game_options import rules_option
+from .param_types import F, FiniteFloatRange, PositionCommand, shown_option
 
 
 @click.command("perft", cls=PositionCommand)
@@ -36,31 +46,52 @@ def perft_command(position: str, depth: int, rules: RuleSet, show_divide: bool) 
         click.echo(str(perft(pos, rules, depth)))
 
 
+def seconds_option(least: float, default: float, help: str) -> Callable[[F], F]:
+    """``--seconds``: at least ``least``, at most 600."""
+    return shown_option("--seconds", type=FiniteFloatRange(least, 600), default=default, help=help)
+
+
+def _echo_totals(rows: Iterable[tuple[str, int, float]]) -> tuple[int, float]:
+    """Print each row's line as it comes; the sum of the rows' counts and of their seconds."""
+    count, seconds = 0, 0.0
+    for line, row_count, row_seconds in rows:
+        click.echo(line)
+        count += row_count
+        seconds += row_seconds
+    return count, seconds
+
+
+def _perft_line(row: BenchRow) -> tuple[str, int, float]:
+    """A perft benchmark's line, its leaves and its CPU seconds."""
+    line = (
+        f"{row.rules:<22} d{row.depth} {row.leaves:>14,} leaves "
+        f"{row.seconds:7.2f}s {row.leaves / row.seconds:>13,.0f} leaves/s  {row.position}"
+    )
+    return line, row.leaves, row.seconds
+
+
+def _search_line(entry: BenchPosition, result: SearchResult) -> tuple[str, int, float]:
+    """A search benchmark's line, its nodes and its seconds."""
+    line = (
+        f"{entry.rules:<22} depth {result.depth:>2} {result.nodes:>9,} nodes "
+        f"{result.seconds:6.2f}s {result.nodes / result.seconds:>9,.0f} nodes/s  "
+        f"{entry.position}"
+    )
+    return line, result.nodes, result.seconds
+
+
 @click.group()
 def bench() -> None:
     """Benchmarks (speed figures for the README)."""
 
 
 @bench.command("perft")
-@click.option(
-    "--seconds",
-    type=FiniteFloatRange(0.1, 600),
-    default=3.0,
-    show_default=True,
-    help="Minimum CPU time per position.",
-)
+@seconds_option(0.1, 3.0, "Minimum CPU time per position.")
 def bench_perft_command(seconds: float) -> None:
     """Leaves per CPU second of perft on fixed positions, one line each and a total
     (which also says whether the engine runs compiled or as pure Python)."""
-    total_leaves = 0
-    total_time = 0.0
-    for row in bench_perft(seconds):
-        total_leaves += row.leaves
-        total_time += row.seconds
-        click.echo(
-            f"{row.rules:<22} d{row.depth} {row.leaves:>14,} leaves "
-            f"{row.seconds:7.2f}s {row.leaves / row.seconds:>13,.0f} leaves/s  {row.position}"
-        )
+    rows = (_perft_line(row) for row in bench_perft(seconds))
+    total_leaves, total_time = _echo_totals(rows)
     click.echo(
         f"total {total_leaves:,} leaves in {total_time:.2f} CPU seconds: "
         f"{total_leaves / total_time:,.0f} leaves/s ({engine_build()})"
@@ -68,26 +99,12 @@ def bench_perft_command(seconds: float) -> None:
 
 
 @bench.command("search")
-@click.option(
-    "--seconds",
-    type=FiniteFloatRange(0.01, 600),
-    default=2.0,
-    show_default=True,
-    help="Search time per position.",
-)
+@seconds_option(0.01, 2.0, "Search time per position.")
 def bench_search_command(seconds: float) -> None:
     """Nodes per second and depth reached by the search on fixed positions, and a total
     (which also says whether the engine runs compiled or as pure Python)."""
-    total_nodes = 0
-    total_time = 0.0
-    for entry, result in bench_search(seconds):
-        total_nodes += result.nodes
-        total_time += result.seconds
-        click.echo(
-            f"{entry.rules:<22} depth {result.depth:>2} {result.nodes:>9,} nodes "
-            f"{result.seconds:6.2f}s {result.nodes / result.seconds:>9,.0f} nodes/s  "
-            f"{entry.position}"
-        )
+    rows = (_search_line(entry, result) for entry, result in bench_search(seconds))
+    total_nodes, total_time = _echo_totals(rows)
     click.echo(
         f"total {total_nodes:,} nodes in {total_time:.2f}s: "
         f"{total_nodes / total_time:,.0f} nodes/s ({engine_build()})"

@@ -2,8 +2,6 @@
 and extendable with more rounds."""
 
 import os
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +9,9 @@ import click
 
 from banqi_common.errors import InputError
 from banqi_engine.errors import RulesInputError
-from banqi_engine.rules import RuleSet
-from referee.deal_book import LoadedBook
 from referee.engine_spec import split_command
-from referee.engine_start import EngineFactory
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
-from tournaments.cluster import Cluster
 from tournaments.config import (
     TournamentConfig,
     TournamentFormat,
@@ -25,33 +19,20 @@ from tournaments.config import (
     demo_engines,
     load_config,
 )
-from tournaments.play import prepare, run_tournament
 from tournaments.reports import format_standings_text
 from tournaments.results import Standings
-from tournaments.runner import RunEvents, RunOptions
-from tournaments.state import existing_records, locked_run, start_run_folder
-
-from .options import (
-    RUNS_FOLDER,
-    Playing,
-    UntoldRules,
-    check_before_games,
-    cluster_options,
-    deals_option,
-    engine_factory,
-    engine_out,
-    field_option,
-    hidden_paths,
-    live_views_safe,
-    load_deal_book,
-    make_cluster,
-    on_cluster,
-    referee_key,
-    rules_option,
-    run_options,
-    seed_words,
-    time_control_options,
+from tournaments.run_access import RUNS_FOLDER
+from tournaments.tournament_job import (
+    TournamentEvents,
+    TournamentJob,
+    TournamentStart,
+    run_tournament_job,
 )
+
+from . import output
+from .param_types import choice_option, field_option
+from .run_options import AccessFlags, out_option, played_run_options
+from .tournament_lines import Progress, header
 
 DEFAULT_OUT = RUNS_FOLDER / "tournament"
 DEMO_DEFAULTS: dict[str, Any] = {
@@ -59,11 +40,6 @@ DEMO_DEFAULTS: dict[str, Any] = {
     "concurrency": max(1, min(4, os.cpu_count() or 1)),
 }
 """The demo's own defaults (any flag given still wins): short games, one per core."""
-
-
-def _clock(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 def _engines_from_flags(values: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -134,102 +110,27 @@ def _build_config(
     return config_from_data(data, str(config_file) if config_file else "the command line")
 
 
-class Progress:
-    """Progress lines for a long run: done/total, times, leader, faults."""
+class TournamentProgress:
+    """The header and the progress lines, unless quiet."""
 
-    def __init__(
-        self, total: int, already: int, quiet: bool, status: Callable[[], str] = lambda: ""
-    ) -> None:
-        self.total = total
-        self.status = status
-        self.already = already
-        self.played = 0
-        self.start = time.monotonic()
+    def __init__(self, out: Path, seed: int | None, quiet: bool) -> None:
+        self.out = out
+        self.seed = seed
         self.quiet = quiet
-        self.untold = UntoldRules()
+        self.progress: Progress | None = None
+
+    def started(self, start: TournamentStart) -> None:
+        if not self.quiet:
+            output.say(header(start, self.out, self.seed))
+        self.progress = Progress(start.games, start.already, self.quiet, start.status)
 
     def game_done(self, record: GameRecord, standings: Standings) -> None:
-        self.played += 1
-        self.untold.note(record)
-        if self.quiet:
-            return
-        done = self.already + self.played
-        elapsed = time.monotonic() - self.start
-        left = (self.total - done) * elapsed / self.played
-        a, b = (p.name for p in record.players)
-        leader = standings.rows[0]
-        fault = f"  FAULT {record.detail}" if record.loser_failed else ""
-        click.echo(
-            f"[{done}/{self.total}] {record.game_id} {a} {record.score} {b} "
-            f"{record.reason.value} ({record.end_ply} plies) | elapsed {_clock(elapsed)}, "
-            f"left ~{_clock(left)} | leader {leader.name} {leader.points:g}/{leader.games}"
-            f"{fault}{self.status()}"
-        )
+        assert self.progress is not None  # started before the first game
+        self.progress.game_done(record, standings)
 
-
-def play_tournament(
-    config: TournamentConfig,
-    out: Path,
-    key: bytes,
-    where: EngineFactory | Cluster,
-    log_traffic: bool,
-    quiet: bool,
-    book: LoadedBook | None = None,
-) -> Standings:
-    """Start or resume the run in ``out`` and play it to the end, with progress lines; its
-    engines started by a factory here, or on a cluster's workers.
-
-    The folder (and the deal ``book``, if any) is checked first, then the engines (on a
-    cluster, on every worker as the run starts); only then is a new run's state written.
-    """
-    state, games = prepare(config, out, book)
-    already = len(existing_records(out, [g.setup.game_id for g in games]))
-    run = state.config
-    if isinstance(where, Cluster):
-        play = on_cluster(where, run.engines, run.time_control, run.stall_timeout, run.rules)
-    else:
-        check_before_games(run.engines, where, run.time_control, run.stall_timeout, run.rules)
-        play = Playing(where)
-    start_run_folder(out, state)
-    if not quiet:
-        click.echo(
-            f"{_field_words(run)}; {len(games)} games ({run.rounds} rounds), "
-            f"rules {run.rules.name}, time {_time_words(run)}, "
-            f"{seed_words(config.seed)}, {play.at_once(run.concurrency)}, run folder {out}"
-            + (f"; resuming with {already} games done" if already else "")
-        )
-    progress = Progress(len(games), already, quiet, play.status)
-    events = RunEvents(progress.game_done, engine_out)
-    options = RunOptions(
-        key=key,
-        out=out,
-        events=events,
-        log_traffic=log_traffic,
-        start_engine=play.start_engine,
-        book=book,
-        play_on=play.place,
-        live_views=live_views_safe(state.config.sandbox, state.config.concurrency),
-    )
-    return run_tournament(state, games, options)
-
-
-def _field_words(config: TournamentConfig) -> str:
-    """``tournament: a, b, c`` or ``gauntlet: a against b, c``."""
-    gauntlet = config.gauntlet_names()
-    if not gauntlet:
-        return "tournament: " + ", ".join(e.name for e in config.engines)
-    others = [e.name for e in config.engines if e.name not in gauntlet]
-    return f"gauntlet: {', '.join(gauntlet)} against {', '.join(others)}"
-
-
-def _time_words(config: TournamentConfig) -> str:
-    """The run's time control, and each engine's own, e.g. ``60s+0s (alpha 30s+0s)``."""
-    own = [
-        f"{entry.name} {own_time.describe()}"
-        for index, entry in enumerate(config.engines)
-        if (own_time := config.own_time(index)) is not None
-    ]
-    return config.time_control.describe() + (f" ({', '.join(own)})" if own else "")
+    def events(self) -> TournamentEvents:
+        notices = output.notices(self.quiet)
+        return TournamentEvents(notices, self.started, self.game_done, output.engine_out)
 
 
 @click.command("tournament")
@@ -252,12 +153,11 @@ def _time_words(config: TournamentConfig) -> str:
     help="In each round every pairing plays one hidden layout twice, seats swapped. More "
     "rounds than a run has resume it with the new rounds added.",
 )
-@click.option(
+@choice_option(
     "--format",
     "format_",
-    type=click.Choice([f.value for f in TournamentFormat]),
-    default=TournamentFormat.ROUND_ROBIN.value,
-    show_default=True,
+    choices=TournamentFormat,
+    default=TournamentFormat.ROUND_ROBIN,
     help="round-robin: every two engines meet; gauntlet: the first engine (or those marked "
     "gauntlet = true in CONFIG) meets every other engine.",
 )
@@ -267,41 +167,25 @@ def _time_words(config: TournamentConfig) -> str:
     field="concurrency",
     help="Games played at once (the demo: one per core, up to 4).",
 )
-@rules_option
-@time_control_options
-@run_options
-@deals_option
-@cluster_options
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_OUT,
-    show_default=True,
-    help="Run folder; the same folder resumes the run.",
+@played_run_options
+@out_option(
+    DEFAULT_OUT,
+    "Run folder; the same folder resumes the run.",
 )
 @click.option("--quiet", is_flag=True, help="No progress lines; only the final standings.")
 @click.pass_context
 def tournament_command(
     ctx: click.Context,
+    /,
     config_file: Path | None,
     engine: tuple[str, ...],
-    rounds: int,
     format_: str,
-    concurrency: int,
-    rules: RuleSet,
-    time_control: TimeControl,
-    stall_timeout: float,
     seed: int | None,
     out: Path,
     log_traffic: bool,
-    sandbox: str,
     quiet: bool,
-    key_file: Path | None,
-    deals: Path | None,
-    cluster: str | None,
-    tls_ca_file: Path | None,
-    tls_cert: Path | None,
-    tls_key: Path | None,
+    access: AccessFlags,
+    **flags: Any,
 ) -> None:
     """Run a round-robin or a gauntlet between DCTP engines; run it again to resume.
 
@@ -316,35 +200,25 @@ def tournament_command(
             ctx,
             config_file,
             engine,
-            rounds=rounds,
+            **flags,
             format=TournamentFormat(format_),
-            concurrency=concurrency,
-            rules=rules,
-            time_control=time_control,
-            stall_timeout=stall_timeout,
             seed=seed,
-            sandbox=sandbox,
-            cluster=cluster,
+            cluster=access.cluster,
         )
-        key = referee_key(key_file)
-        book = load_deal_book(deals)
-        tls = (tls_ca_file, tls_cert, tls_key)
-        with locked_run(out):
-            hidden = hidden_paths(key_file, out, deals)
-            where = make_cluster(config.cluster, tls, config.sandbox, hidden) or engine_factory(
-                config.sandbox, key_file, out, config.engines, quiet=quiet, deal_book=deals
-            )
-            standings = play_tournament(config, out, key, where, log_traffic, quiet, book)
-    except (RulesInputError, InputError, OSError) as error:
-        raise click.ClickException(str(error)) from None
-    except KeyboardInterrupt:
-        click.echo(
-            f"interrupted; finished games are saved in {out}; run the same command to resume",
-            err=True,
-        )
-        raise SystemExit(130) from None
-    click.echo(format_standings_text(standings, config.gauntlet_names()), nl=False)
-    click.echo(
+    except (RulesInputError, InputError) as error:
+        output.fail(error)
+    job = TournamentJob(
+        config=config, out=out, log_traffic=log_traffic, access=access.access(config.cluster)
+    )
+    events = TournamentProgress(out, seed, quiet).events()
+    standings = output.run_job(
+        lambda: run_tournament_job(job, events),
+        lambda: output.interrupted(
+            f"interrupted; finished games are saved in {out}; run the same command to resume"
+        ),
+    )
+    output.say(format_standings_text(standings, config.gauntlet_names()), nl=False)
+    output.say(
         f"standings: {out / 'standings.json'}  page: {out / 'report.html'}  "
         f"report: {out / 'report.md'}"
     )

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 from pydantic import BaseModel
 
-from banqi_cli.referee_commands import match_command
+from banqi_cli.match_command import match_command
 from banqi_cli.tournament_command import tournament_command
 from referee.game_setup import GameSetup
 from referee.timecontrol import TimeControl

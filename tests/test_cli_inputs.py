@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from pydantic import ValidationError
 
 from banqi_cli.main import cli
-from banqi_cli.options import FiniteFloatRange
+from banqi_cli.param_types import FiniteFloatRange
 from referee.game_setup import GameSetup
 from referee.text_record import TextRecordError, parse_text_record
 from referee.timecontrol import TimeControl

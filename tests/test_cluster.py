@@ -24,10 +24,9 @@ from referee.record import GameRecord, read_record
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
 from tournaments.cluster import Cluster, WorkerEngines, cluster_player
-from tournaments.config import load_config
+from tournaments.config import TournamentConfig, load_config
 from tournaments.match import MatchConfig, open_match, run_match, start_match_folder
 from tournaments.runner import RunEvents, RunOptions
-from tournaments.state import RESUMABLE_FIELDS
 
 pytestmark = pytest.mark.xdist_group("cluster")
 
@@ -139,7 +138,7 @@ def test_a_config_names_its_cluster_and_tls_needs_one(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert load_config(config).cluster == "tcp://sched:8786"
-    assert "cluster" in RESUMABLE_FIELDS
+    assert "cluster" in TournamentConfig.resumable
 
     arguments = [str(config), "--tls-cert", str(config), "--out", str(tmp_path / "run")]
     result = CliRunner().invoke(tournament_command, arguments)

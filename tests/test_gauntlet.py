@@ -8,11 +8,10 @@ from textwrap import dedent
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from in_process_engines import engine_spec, in_process
 from referee_fakes import TEST_KEY
+from tournament_capture import Captured, capture, invoke
 
-import banqi_cli.tournament_command as command_module
 from banqi_engine.rules import PRESETS
 from referee.engine_spec import EngineSpec
 from referee.record import read_record
@@ -231,31 +230,9 @@ def test_a_gauntlet_plays_only_its_games_and_reports_them(tmp_path: Path) -> Non
     assert "<h2>Gauntlet</h2>" in (tmp_path / "report.html").read_text()
 
 
-class Captured:
-    """Stands in for the play step: records the config the command built."""
-
-    def __init__(self) -> None:
-        self.configs: list[TournamentConfig] = []
-
-    def __call__(self, config: TournamentConfig, *args: Any) -> Standings:
-        self.configs.append(config)
-        return compute_standings([], [e.name for e in config.engines])
-
-
 @pytest.fixture
 def captured(monkeypatch: pytest.MonkeyPatch) -> Captured:
-    play = Captured()
-    monkeypatch.setattr(command_module, "play_tournament", play)
-    return play
-
-
-def invoke(tmp_path: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(
-        command_module.tournament_command,
-        [*args, "--out", str(tmp_path / "run"), "--key-file", str(tmp_path / "referee.key")],
-    )
-    assert "Traceback" not in result.output
-    return result.exit_code, result.output
+    return capture(monkeypatch)
 
 
 def test_the_format_flag(tmp_path: Path, captured: Captured) -> None:

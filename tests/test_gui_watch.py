@@ -10,10 +10,10 @@ import pytest
 from referee_fakes import TEST_KEY
 
 import referee.game_runner
-from banqi_cli.options import live_views_safe
 from banqi_engine.rules import PRESETS
 from referee import sandbox
 from referee.sandbox import Isolation, SandboxMode
+from tournaments.engine_places import live_views_safe
 from tournaments.match import open_match, run_match, start_match_folder
 from tournaments.match_config import MatchConfig
 from tournaments.runner import RunEvents, RunOptions

@@ -4,15 +4,14 @@ import contextlib
 import json
 import shlex
 from pathlib import Path
-from types import SimpleNamespace
-from typing import cast
 
 import pytest
 from click.testing import CliRunner, Result
+from pair_stubs import stub_games, stub_record
 from referee_fakes import Fake, write_fake
 
 from banqi_cli.main import cli
-from referee.record import GameRecord, read_record
+from referee.record import read_record
 from referee.storage import GAMES_DIR, record_path
 from tournaments.match_score import (
     RESULT_FILE,
@@ -22,7 +21,6 @@ from tournaments.match_score import (
     ScoreTracker,
     parse_points,
 )
-from tournaments.schedule import ScheduledGame
 
 RESIGNS = """
 def on_genmove(i, words):
@@ -212,17 +210,6 @@ def test_parse_points_takes_three_numbers() -> None:
     assert scheme.describe() == "win 2.5, draw 1, loss -1"
     with pytest.raises(ValueError, match="finite"):
         parse_points("3,nan,0")
-
-
-def stub_games(count: int) -> list[ScheduledGame]:
-    return [
-        cast(ScheduledGame, SimpleNamespace(setup=SimpleNamespace(game_id=f"g{i + 1:04d}")))
-        for i in range(count)
-    ]
-
-
-def stub_record(index: int, winner: int | None, void: bool = False) -> GameRecord:
-    return cast(GameRecord, SimpleNamespace(game_id=f"g{index + 1:04d}", winner=winner, void=void))
 
 
 def test_the_tracker_counts_pairs_in_order_and_keeps_games_in_flight_out() -> None:

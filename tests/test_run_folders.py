@@ -14,11 +14,11 @@ from banqi_cli.main import cli
 from referee.deals import KEY_ENV, KeyFileError, load_referee_key
 from referee.engine_spec import EngineSpec
 from tournaments.config import TournamentConfig, builtin_engine_command
+from tournaments.run_folder import locked_run
 from tournaments.run_kinds import KINDS, check_new_run_folder
 from tournaments.state import (
     STATE_FILE,
     RunFolderError,
-    locked_run,
     open_run,
     start_run_folder,
 )

@@ -3,37 +3,26 @@ and verdict, resuming (also after SIGKILL), Ctrl-C, and the settings it refuses.
 
 import re
 import shlex
-import shutil
 import signal
 import subprocess
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from processes import script, wait_for
 
 from banqi_cli.main import cli
-from banqi_cli.sprt_command import pair_line, verdict_line
+from banqi_cli.sprt_lines import pair_line, verdict_line
 from referee.record import GameRecord, read_record
 from referee.storage import GAMES_DIR
 from tournaments.from_records import head_to_head_from_records
 from tournaments.sprt import SprtStatus, SprtTest, Verdict
-from tournaments.sprt_run import CHART_FILE, SETTINGS_FILE, STATUS_FILE, read_settings
+from tournaments.sprt_run import CHART_FILE, SPRT, STATUS_FILE
 
 PAIR_LINE = re.compile(
     r"pair (\d+) \((\d+) games\): W-D-L (\d+)-(\d+)-(\d+), pairs \[([\d, ]+)\], "
     r"Elo (\S+(?: ± \S+)?), nElo (\S+(?: ± \S+)?), LLR (-?\d+\.\d\d) \(-2\.94, 2\.94\)"
 )
-
-
-def script(name: str) -> str:
-    beside = Path(sys.executable).with_name(name)
-    found = str(beside) if beside.exists() else shutil.which(name)
-    if found is None:
-        pytest.fail(f"the {name} script is not installed")
-    return found
 
 
 ENGINE = shlex.quote(script("banqi-engine"))
@@ -123,7 +112,8 @@ def test_a_line_per_pair_the_files_the_verdict_and_the_same_command_again(
     assert pair_numbers(longer.output) == [4]
     assert "inconclusive: neither bound reached after 8 games" in longer.output
     check_status(out, 4)
-    assert read_settings(out / SETTINGS_FILE).config.max_games == 8
+    saved = SPRT.read(out)
+    assert saved is not None and saved.config.max_games == 8
 
     for change, words in [
         (["--max-games", "6"], "--max-games may grow but not shrink (now 6)"),
@@ -135,14 +125,6 @@ def test_a_line_per_pair_the_files_the_verdict_and_the_same_command_again(
         assert refused.exit_code == 1, refused.output
         assert words in refused.output
         assert "Traceback" not in refused.output
-
-
-def wait_for(what: str, condition: Callable[[], bool], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 def children(pid: int) -> list[int]:

@@ -5,12 +5,12 @@ import asyncio
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from in_process_engines import engine_spec, in_process
 from pydantic import ValidationError
+from tournament_capture import capture
 
 import banqi_cli.tournament_command as command_module
 from banqi_engine.rules import PRESETS
@@ -20,9 +20,7 @@ from referee.game_setup import game_setup
 from referee.record import GameRecord, read_record, write_record
 from referee.timecontrol import Clock, TimeControl, TimeOverride
 from tournaments.config import ConfigError, TournamentConfig, load_config
-from tournaments.results import Standings
 from tournaments.schedule import schedule
-from tournaments.standings import compute_standings
 
 RUN_TIME = TimeControl(time=60, increment=1, margin_ms=300)
 
@@ -94,20 +92,8 @@ def test_each_seat_of_the_schedule_has_its_engines_time(tmp_path: Path) -> None:
         assert game.setup.time_control == RUN_TIME
 
 
-class Captured:
-    """Stands in for the play step: records the config the command built."""
-
-    def __init__(self) -> None:
-        self.configs: list[TournamentConfig] = []
-
-    def __call__(self, config: TournamentConfig, *args: Any) -> Standings:
-        self.configs.append(config)
-        return compute_standings([], [e.name for e in config.engines])
-
-
 def built(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *flags: str) -> TournamentConfig:
-    captured = Captured()
-    monkeypatch.setattr(command_module, "play_tournament", captured)
+    captured = capture(monkeypatch)
     arguments = [str(write(tmp_path, ODDS)), *flags, "--sandbox", "off"]
     arguments += ["--out", str(tmp_path / "run"), "--key-file", str(tmp_path / "key")]
     result = CliRunner().invoke(command_module.tournament_command, arguments)

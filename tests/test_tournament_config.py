@@ -5,17 +5,12 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
-from click.testing import CliRunner
+from tournament_capture import Captured, capture, invoke
 
-import banqi_cli.tournament_command as command_module
 from banqi_engine.rules import PRESETS
-from referee.deal_book import LoadedBook
-from referee.engine_start import EngineFactory
 from referee.timecontrol import TimeControl
-from tournaments.config import ConfigError, TournamentConfig, demo_engines, load_config
-from tournaments.results import Standings
+from tournaments.config import ConfigError, demo_engines, load_config
 from tournaments.schedule import schedule
-from tournaments.standings import compute_standings
 
 TWO_ENGINES = """
 [[engines]]
@@ -170,41 +165,9 @@ def test_missing_file(tmp_path: Path) -> None:
         load_config(tmp_path / "absent.toml")
 
 
-class Captured:
-    """Stands in for the play step: records the config the CLI built."""
-
-    def __init__(self) -> None:
-        self.configs: list[TournamentConfig] = []
-
-    def __call__(
-        self,
-        config: TournamentConfig,
-        out: Path,
-        key: bytes,
-        start_engine: EngineFactory,
-        log_traffic: bool,
-        quiet: bool,
-        book: LoadedBook | None = None,
-    ) -> Standings:
-        self.configs.append(config)
-        return compute_standings([], [e.name for e in config.engines])
-
-
 @pytest.fixture
 def captured(monkeypatch: pytest.MonkeyPatch) -> Captured:
-    play = Captured()
-    monkeypatch.setattr(command_module, "play_tournament", play)
-    monkeypatch.setattr(command_module, "check_before_games", lambda *args: None)
-    return play
-
-
-def invoke(tmp_path: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(
-        command_module.tournament_command,
-        [*args, "--out", str(tmp_path / "run"), "--key-file", str(tmp_path / "referee.key")],
-    )
-    assert "Traceback" not in result.output
-    return result.exit_code, result.output
+    return capture(monkeypatch)
 
 
 def test_flags_override_the_file(tmp_path: Path, captured: Captured) -> None:

@@ -11,7 +11,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from banqi_cli.tournament_command import Progress, tournament_command
+from banqi_cli.tournament_command import tournament_command
+from banqi_cli.tournament_lines import Progress
 from referee.engine_spec import EngineSpec
 from referee.game_setup import deal_secret_of
 from tournaments.config import TournamentConfig

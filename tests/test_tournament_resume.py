@@ -15,11 +15,11 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
+from processes import script, wait_for
 
 from banqi_cli.tournament_command import tournament_command
 from referee.deals import load_or_create_key
@@ -27,21 +27,13 @@ from referee.game_setup import deal_secret_of
 from referee.reasons import Reason
 from referee.record import GameRecord, read_record
 from referee.replay import replay_game_record
+from tournaments.run_folder import locked_run
 from tournaments.schedule import schedule
-from tournaments.state import STATE_FILE, TournamentState, locked_run
+from tournaments.state import STATE_FILE, TournamentState
 
 MARKER = "BANQI_TOURNAMENT_TEST_RUN"
 ROUNDS = 2
 GAMES = ROUNDS * 3 * 2
-
-
-def script(name: str) -> str:
-    """An installed console script of this environment."""
-    beside = Path(sys.executable).with_name(name)
-    found = str(beside) if beside.exists() else shutil.which(name)
-    if found is None:
-        pytest.fail(f"the {name} script is not installed")
-    return found
 
 
 def engine_flags(engine: str) -> list[str]:
@@ -116,14 +108,6 @@ def children(pid: int) -> dict[int, int]:
     return found
 
 
-def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:g}s waiting for {what}")
-        time.sleep(0.05)
-
-
 def records_in(out: Path) -> list[Path]:
     folder = out / "games"
     return sorted(folder.glob("*.json")) if folder.is_dir() else []
@@ -183,9 +167,8 @@ def test_killed_twice_then_resumed(tmp_path: Path) -> None:
     first = start("first.log")
     try:
         wait_for(
+            "two records while a game is being played",
             lambda: len(records_in(out)) >= 2 and bool(children(first.pid)),
-            timeout=60,
-            what="two records while a game is being played",
         )
     finally:
         survivors = kill_referee(first, marker)
@@ -267,6 +250,13 @@ def finished_run(finished_template: Path, tmp_path: Path) -> tuple[Path, Path, s
     return tmp_path / "run", tmp_path / "referee.key", engine
 
 
+def run_again(finished_run: tuple[Path, Path, str], *extra: str, concurrency: int = 2) -> Result:
+    """The tournament command on the finished run, as it was run, with ``extra`` options."""
+    out, key, engine = finished_run
+    args = tournament_args(out, key, engine, concurrency=concurrency)
+    return CliRunner().invoke(tournament_command, [*args, *extra])
+
+
 @pytest.mark.parametrize(
     ("change", "named"),
     [
@@ -279,9 +269,9 @@ def finished_run(finished_template: Path, tmp_path: Path) -> tuple[Path, Path, s
 def test_changed_config_is_refused(
     finished_run: tuple[Path, Path, str], change: list[str], named: str
 ) -> None:
-    out, key, engine = finished_run
+    out = finished_run[0]
     saved = (out / STATE_FILE).read_text()
-    result = CliRunner().invoke(tournament_command, [*tournament_args(out, key, engine), *change])
+    result = run_again(finished_run, *change)
     assert result.exit_code != 0
     assert "different config" in result.output
     assert f"{named}" in result.output
@@ -301,11 +291,9 @@ def test_changed_engine_command_is_refused(finished_run: tuple[Path, Path, str])
 def test_finished_run_with_other_concurrency_plays_nothing(
     finished_run: tuple[Path, Path, str],
 ) -> None:
-    out, key, engine = finished_run
+    out = finished_run[0]
     before = {p.name: p.stat().st_mtime_ns for p in (out / "games").iterdir()}
-    result = CliRunner().invoke(
-        tournament_command, tournament_args(out, key, engine, concurrency=1)
-    )
+    result = run_again(finished_run, concurrency=1)
     assert result.exit_code == 0, result.output
     assert f"resuming with {GAMES} games done" in result.output
     assert "[1/" not in result.output
@@ -330,9 +318,8 @@ def test_seed_drawn_at_random_is_kept_on_resume(finished_run: tuple[Path, Path, 
 
 
 def test_second_run_on_a_busy_folder_is_refused(finished_run: tuple[Path, Path, str]) -> None:
-    out, key, engine = finished_run
-    with locked_run(out):
-        result = CliRunner().invoke(tournament_command, tournament_args(out, key, engine))
+    with locked_run(finished_run[0]):
+        result = run_again(finished_run)
     assert result.exit_code != 0
     assert "another run is using" in result.output
 
@@ -398,7 +385,7 @@ def test_thinking_engine_dies_with_killed_referee(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for(lambda: len(children(referee.pid)) == 4, 30, "four engines")
+        wait_for("four engines", lambda: len(children(referee.pid)) == 4, 30)
         time.sleep(0.5)
         survivors = kill_referee(referee, marker)
         assert survivors == {}, "engines busy in genmove outlived the killed referee by 3s"

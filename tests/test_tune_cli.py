@@ -7,12 +7,11 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from processes import wait_for
 
 from banqi_cli.main import cli
 from banqi_engine.eval_params import EvalParams, params_with
@@ -158,14 +157,6 @@ def test_a_short_run_its_lines_files_and_the_same_command_again(tmp_path: Path) 
     assert edited.exit_code == 1
     assert "params.safe_factor.c_end: was 0.05, now 0.1" in edited.output
     assert state_of(out) == state
-
-
-def wait_for(what: str, condition: Callable[[], object], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 ITERATIONS = 3

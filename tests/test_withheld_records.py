@@ -35,9 +35,10 @@ from referee.withheld import DETAIL_WITHHELD, complete, withhold
 from tournaments.config import TournamentConfig
 from tournaments.match import open_match, run_match, start_match_folder
 from tournaments.match_config import MatchConfig
+from tournaments.pairs import ScheduledGame
 from tournaments.results import Standings
 from tournaments.runner import RunEvents, RunOptions, run_games
-from tournaments.schedule import ScheduledGame, schedule
+from tournaments.schedule import schedule
 
 CASUAL = PRESETS["casual"]
 SEED = 3

@@ -105,14 +105,16 @@ def received(text: str, setup: GameSetup) -> PlayedGame:
     return PlayedGame(record, transcript if isinstance(transcript, str) else None)
 
 
+@dataclass
 class ClusterPlayer:
     """Plays games as tasks on a Dask cluster (a ``tournaments.runner.GamePlayer``)."""
 
-    def __init__(self, client: Any, engines: WorkerEngines) -> None:
-        self.client = client
-        self.engines = engines
-        self.running = 0
-        self.connected = 0
+    client: Any
+    engines: WorkerEngines
+    running: int = 0
+    """Games being played now."""
+    connected: int = 0
+    """Workers connected when last asked."""
 
     async def workers(self) -> dict[str, Any]:
         """The workers connected now, by address (also counted for ``status``)."""

@@ -14,11 +14,9 @@ import sys
 import tomllib
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
     ValidationInfo,
@@ -30,9 +28,9 @@ from banqi_engine.errors import RulesInputError
 from banqi_engine.players import MAX_LEVEL
 from banqi_engine.rules import PRESETS, RuleSet, resolve_rules, rules_from_data
 from referee.engine_spec import EngineSpec, EngineSpecError, split_command
-from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout
-from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl, TimeOverride
+
+from .run_config import RunConfig
 
 MAX_ENGINES = 64
 
@@ -69,10 +67,24 @@ class EngineEntry(EngineSpec):
         return EngineSpec.model_validate(self.model_dump(include=set(EngineSpec.model_fields)))
 
 
-class TournamentConfig(BaseModel):
+class TournamentConfig(RunConfig):
     """Everything that decides which games a tournament plays and how."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    resumable: ClassVar[frozenset[str]] = RunConfig.resumable | {"cluster"}
+    """Fields that may change on resume; ``rounds`` may grow too (``state.open_run``)."""
+    saved_order: ClassVar[tuple[str, ...]] = (
+        "format",
+        "engines",
+        "rounds",
+        "rules",
+        "time_control",
+        "seed",
+        "concurrency",
+        "stall_timeout",
+        "max_failures",
+        "sandbox",
+        "cluster",
+    )
 
     format: TournamentFormat = Field(
         default=TournamentFormat.ROUND_ROBIN,
@@ -89,15 +101,9 @@ class TournamentConfig(BaseModel):
         description="Each pairing plays 2 games a round; a resumed run may add rounds.",
     )
     rules: RuleSet = PRESETS["olympiad"]
-    time_control: TimeControl = TimeControl()
     seed: int | None = Field(default=None, ge=0, description="Run seed; random when omitted.")
-    concurrency: int = Field(default=1, ge=1, le=64, description="Games at once.")
-    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
     max_failures: int = Field(
         default=3, ge=1, le=1000, description="Faults in a row that forfeit an engine's games."
-    )
-    sandbox: SandboxMode = Field(
-        default=SandboxMode.AUTO, description="How engines are isolated: auto, required, off."
     )
     cluster: str | None = Field(
         default=None,

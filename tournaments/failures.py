@@ -12,7 +12,7 @@ from referee.deals import Deal
 from referee.reasons import Reason
 from referee.record import GameEnd, GameRecord, build_record, player_info
 
-from .schedule import ScheduledGame
+from .pairs import ScheduledGame
 
 FORFEIT_DETAIL = "the engine failed too many games in a row"
 

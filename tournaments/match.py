@@ -13,47 +13,46 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
-from banqi_common.atomic import write_atomic
-from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
+from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.record import GameRecord
 from referee.storage import GAMES_DIR
-from tournaments.match_config import MatchConfig, match_setups
 
-from .config import ConfigError
 from .differences import model_differences
+from .match_config import MatchConfig, match_setups
 from .match_score import MatchScore, ScoreTracker, save_result
+from .pairs import ScheduledGame, two_engine_games
 from .reports import write_reports
 from .results import Standings
+from .run_folder import (
+    DealtRunState,
+    RunKind,
+    existing_records,
+    open_run_folder,
+    refuse_other_settings,
+    write_state,
+)
 from .run_kinds import MATCH_FILE as MATCH_FILE
-from .run_kinds import RunFolderError, check_new_run_folder
 from .runner import RunEvents, RunOptions, RunSettings, run_scheduled
-from .schedule import ScheduledGame
-from .state import existing_records
 
-RESUMABLE_FIELDS: Final = frozenset({"concurrency", "sandbox", "log_traffic", "out"})
-"""Match settings that may change on resume: they do not change which games are played."""
 MAX_FAILURES: Final = 3
 """Failures in a row after which an engine's remaining games of the match are forfeited."""
 
 
-class MatchState(BaseModel):
+class MatchState(DealtRunState):
     """What ``match.json`` holds."""
 
-    model_config = ConfigDict(extra="forbid")
-
     format: Literal["banqi-match/1"] = "banqi-match/1"
-    created_at: datetime
     config: MatchConfig
-    deal_book: BookStamp | None = None
     score: MatchScore | None = None
     """The score the match is played to (``--first-to``); None: every game is played."""
 
 
+MATCH = RunKind(MATCH_FILE, MatchState, "a match's state", "a match")
+
+
 def match_games(config: MatchConfig) -> list[ScheduledGame]:
-    """The match's games for the runner: game ``i`` on deal ``i // 2``, seats swapped."""
-    return [ScheduledGame(setup, (0, 1), setup.deal) for setup in match_setups(config)]
+    """The match's games for the runner."""
+    return two_engine_games(match_setups(config))
 
 
 def open_match(
@@ -71,28 +70,22 @@ def open_match(
     book with fewer deals than the match needs.
     """
     out = config.out
-    path = out / MATCH_FILE
-    if path.exists():
-        try:
-            state = MatchState.model_validate_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValidationError) as error:
-            raise RunFolderError(f"{path} is damaged or not a match's state: {error}") from None
+
+    def resume(state: MatchState) -> MatchState:
         wanted = config if seed_given else config.model_copy(update={"seed": state.config.seed})
-        differences = model_differences(state.config, wanted, RESUMABLE_FIELDS)
-        differences += score_differences(state.score, score)
-        if differences:
-            raise ConfigError(
-                f"{out} holds a match with different settings; resume it with the same "
-                "settings or choose another --out. Differences: " + "; ".join(differences)
-            )
+        differences = model_differences(state.config, wanted, MatchConfig.resumable)
+        refuse_other_settings(out, MATCH, differences + score_differences(state.score, score))
         check_same_book(state.deal_book, book, out)
         _check_room(config, book)
         return state.model_copy(update={"config": wanted})
-    check_new_run_folder(out, MATCH_FILE)
-    _check_room(config, book)
-    return MatchState(
-        created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book), score=score
-    )
+
+    def start() -> MatchState:
+        _check_room(config, book)
+        return MatchState(
+            created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book), score=score
+        )
+
+    return open_run_folder(out, MATCH, resume, start)
 
 
 def score_differences(saved: MatchScore | None, wanted: MatchScore | None) -> list[str]:
@@ -117,11 +110,10 @@ def _check_room(config: MatchConfig, book: LoadedBook | None) -> None:
 def start_match_folder(state: MatchState) -> None:
     """Write a new match's ``match.json`` (a resumed match's is left as it is); a match not
     played to a score has no ``score`` in it."""
-    path = state.config.out / MATCH_FILE
-    if not path.exists():
-        (state.config.out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
-        plain = {"score"} if state.score is None else None  # as before scores existed
-        write_atomic(path, state.model_dump_json(indent=2, exclude=plain) + "\n")
+    out = state.config.out
+    if MATCH.read(out) is None:
+        (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
+        write_state(out, MATCH, state, {"score"} if state.score is None else None)
 
 
 def score_tracker(config: MatchConfig, score: MatchScore) -> ScoreTracker:
@@ -130,8 +122,7 @@ def score_tracker(config: MatchConfig, score: MatchScore) -> ScoreTracker:
     names = (config.engines[0].name, config.engines[1].name)
     tracker = ScoreTracker(score, games, names)
     found = existing_records(config.out, [game.setup.game_id for game in games])
-    for record in sorted(found.values(), key=lambda r: tracker.index[r.game_id]):
-        tracker.add(record)
+    tracker.add_in_order(list(found.values()))
     return tracker
 
 

@@ -3,47 +3,31 @@
 ``tournaments.match`` plays it (resumable, games at once) with the tournament runner.
 """
 
-from pathlib import Path
+from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from banqi_engine.rules import RuleSet
-from referee.engine_spec import EngineSpec
-from referee.game_setup import DEFAULT_STALL_TIMEOUT, GameSetup, StallTimeout, game_setup
-from referee.sandbox import SandboxMode
-from referee.timecontrol import TimeControl
+from referee.game_setup import GameSetup
+
+from .pairs import numbered_id, paired_setups
+from .run_config import PAIR_RUN_ORDER, PairRunConfig
 
 
-class MatchConfig(BaseModel):
+class MatchConfig(PairRunConfig):
     """A match: two engines, how many games, under which rules and clock."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    saved_order: ClassVar[tuple[str, ...]] = ("engines", "games", *PAIR_RUN_ORDER)
 
-    engines: tuple[EngineSpec, EngineSpec]
     games: int = Field(default=2, ge=1, le=100_000)
-    rules: RuleSet
-    time_control: TimeControl = TimeControl()
-    seed: int
-    out: Path
-    log_traffic: bool = False
-    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
-    sandbox: SandboxMode = SandboxMode.AUTO
-    concurrency: int = Field(default=1, ge=1, le=64, description="Games at once.")
 
 
 def match_setups(config: MatchConfig) -> list[GameSetup]:
-    """Game ``i`` deals layout ``i // 2``; the engine listed second moves first in odd games."""
+    """The match's games in the pair schedule, numbered ``g0001`` (wider past 9999 games)."""
     width = max(4, len(str(config.games)))
-    return [
-        game_setup(
-            game_id=f"g{index + 1:0{width}d}",
-            players=config.engines,
-            first=index % 2,
-            deal=str(index // 2),
-            seed=config.seed,
-            rules=config.rules,
-            time_control=config.time_control,
-            stall_timeout=config.stall_timeout,
-        )
-        for index in range(config.games)
-    ]
+    return paired_setups(
+        config,
+        config.engines,
+        config.seed,
+        config.games,
+        lambda index: numbered_id(index, width),
+    )

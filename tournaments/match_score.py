@@ -12,6 +12,7 @@ loss. If the games run out first, no one reached the score.
 """
 
 import math
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Final, Literal, Self
@@ -21,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from banqi_common.atomic import write_atomic
 from referee.record import GameRecord
 
-from .schedule import ScheduledGame
+from .pair_count import PairCounter
+from .pairs import ScheduledGame
 
 RESULT_FILE: Final = "match-result.json"
 DEFAULT_POINTS: Final = (3.0, 1.0, 0.0)
@@ -110,52 +112,28 @@ class MatchResult(BaseModel):
     summary: str
 
 
-class ScoreTracker:
+class ScoreTracker(PairCounter):
     """A match to a score as the records come: complete pairs counted in order until an
     engine reaches the score."""
 
     def __init__(
         self, score: MatchScore, games: list[ScheduledGame], names: tuple[str, str]
     ) -> None:
+        super().__init__(games)
         self.score = score
         self.names = names
-        self.index = {game.setup.game_id: i for i, game in enumerate(games)}
-        self.total = len(games)
-        self.records: dict[int, GameRecord] = {}
-        self.started: set[int] = set()
-        """Pairs with a game started or recorded: once decided, only these play."""
         self.points = [0.0, 0.0]
-        self.pairs = 0
-        self.decided = False
 
     @property
-    def counted_games(self) -> int:
-        """Games in the pairs counted so far."""
-        return min(2 * self.pairs, self.total)
+    def decided(self) -> bool:
+        """Whether an engine has reached the score at the end of a pair."""
+        return max(self.points) >= self.score.first_to
 
-    def admit(self, game: ScheduledGame) -> bool:
-        """Whether a queued game starts: any before the match is decided, then only the
-        other game of a pair already started."""
-        pair = self.index[game.setup.game_id] // 2
-        if self.decided and pair not in self.started:
-            return False
-        self.started.add(pair)
-        return True
-
-    def add(self, record: GameRecord) -> None:
-        """Take a finished game; count every pair it completes, in order, until decided."""
-        index = self.index[record.game_id]
-        self.records[index] = record
-        self.started.add(index // 2)
-        while not self.decided and self.counted_games < self.total:
-            members = range(2 * self.pairs, min(2 * self.pairs + 2, self.total))
-            if any(i not in self.records for i in members):
-                break
-            for i in members:
-                for engine in (0, 1):
-                    self.points[engine] += self.game_points(self.records[i], engine)
-            self.pairs += 1
-            self.decided = max(self.points) >= self.score.first_to
+    def count_pair(self, pair: Sequence[GameRecord]) -> None:
+        """Add each engine's points in the pair's games."""
+        for record in pair:
+            for engine in (0, 1):
+                self.points[engine] += self.game_points(record, engine)
 
     def game_points(self, record: GameRecord, engine: int) -> float:
         """``engine``'s points for one game by the scheme; a void game counts nothing."""

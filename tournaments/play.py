@@ -7,9 +7,10 @@ from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.deals import new_seed
 
 from .config import TournamentConfig
+from .pairs import ScheduledGame
 from .results import Standings
 from .runner import RunOptions, run_games
-from .schedule import ScheduledGame, schedule
+from .schedule import schedule
 from .state import STATE_FILE, TournamentState, open_run
 
 

@@ -32,10 +32,10 @@ from referee.record import GameRecord
 from .config import TournamentConfig
 from .failures import FailureTracker, forfeit_record, games_left
 from .from_records import standings_from_records
+from .pairs import ScheduledGame
 from .reports import write_reports
 from .results import Standings
-from .schedule import ScheduledGame
-from .state import existing_records
+from .run_folder import existing_records
 
 GamePlayer = Callable[[GameSetup, Deal, bool, Path | None], Awaitable[PlayedGame]]
 """Plays one game (setup, deal, keep the transcript?, live view path) and returns it
@@ -43,6 +43,28 @@ finished; the runner then saves it. The default plays it here with ``play_game``
 
 PlayPlace = Callable[[], AbstractAsyncContextManager[tuple[GamePlayer, int]]]
 """Opened once for a run: who plays each game, and how many games at once."""
+
+
+def play_here(start_engine: EngineFactory) -> GamePlayer:
+    """Games played in this process, their engines started by ``start_engine``."""
+
+    async def play(
+        setup: GameSetup, deal: Deal, keep_traffic: bool, live_path: Path | None
+    ) -> PlayedGame:
+        return await play_game(
+            setup, deal, keep_traffic=keep_traffic, start_engine=start_engine, live_path=live_path
+        )
+
+    return play
+
+
+async def save_whole(saving: Awaitable[None]) -> None:
+    """Finish saving what a worker has played even if the run is being stopped; then, if it
+    is, stop the worker too."""
+    await asyncio.shield(saving)
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 @dataclass(frozen=True)
@@ -119,19 +141,7 @@ class _Run:
             self.tracker.add(record)
         self.queue = [g for g in games if g.setup.game_id not in self.records]
         self.lock = asyncio.Lock()
-        self.play: GamePlayer = self.play_here
-
-    async def play_here(
-        self, setup: GameSetup, deal: Deal, keep_traffic: bool, live_path: Path | None
-    ) -> PlayedGame:
-        """Play the game in this process, its engines started by ``start_engine``."""
-        return await play_game(
-            setup,
-            deal,
-            keep_traffic=keep_traffic,
-            start_engine=self.options.start_engine,
-            live_path=live_path,
-        )
+        self.play: GamePlayer = play_here(options.start_engine)
 
     def ordered(self) -> list[GameRecord]:
         """The records so far, in schedule order."""
@@ -201,11 +211,7 @@ class _Run:
                 continue
             live_path = live_file(options.out, game.setup.game_id) if options.live_views else None
             played = await self.play(game.setup, deal, options.log_traffic, live_path)
-            # Saved whole even if the run is being stopped; then the worker stops too.
-            await asyncio.shield(self.finish(played.record, played.transcript))
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise asyncio.CancelledError
+            await save_whole(self.finish(played.record, played.transcript))
 
 
 async def run_games(

@@ -9,20 +9,15 @@ keeps the ids (and deals) of the rounds it had. Each player's clock runs by its 
 own time control, if it has one.
 """
 
-from dataclasses import dataclass
-
-from referee.game_setup import GameSetup, game_setup
+from functools import partial
 
 from .config import TournamentConfig
+from .pairs import ScheduledGame, paired_setups
 
 
-@dataclass(frozen=True)
-class ScheduledGame:
-    """One game of the schedule and the engines (by index into the config) that play it."""
-
-    setup: GameSetup
-    engines: tuple[int, int]
-    pair_id: str
+def _game_id(deal: str, index: int) -> str:
+    """Game ``index`` of the pair ``deal``: ``<deal>-1`` or ``<deal>-2``."""
+    return f"{deal}-{index + 1}"
 
 
 def schedule(config: TournamentConfig, seed: int) -> list[ScheduledGame]:
@@ -34,17 +29,14 @@ def schedule(config: TournamentConfig, seed: int) -> list[ScheduledGame]:
     for round_number in range(1, config.rounds + 1):
         for i, j in pairings:
             deal = f"r{round_number}-{i + 1}-{j + 1}"
-            for first in (0, 1):
-                setup = game_setup(
-                    game_id=f"{deal}-{first + 1}",
-                    players=(specs[i], specs[j]),
-                    first=first,
-                    deal=deal,
-                    seed=seed,
-                    rules=config.rules,
-                    time_control=config.time_control,
-                    stall_timeout=config.stall_timeout,
-                    own_time=(own_time[i], own_time[j]),
-                )
-                games.append(ScheduledGame(setup, (i, j), deal))
+            setups = paired_setups(
+                config,
+                (specs[i], specs[j]),
+                seed,
+                2,
+                partial(_game_id, deal),
+                deal,
+                (own_time[i], own_time[j]),
+            )
+            games += [ScheduledGame(setup, (i, j), deal) for setup in setups]
     return games

@@ -17,101 +17,73 @@ pair. ``sprt.json`` (:class:`SprtStatus`) and ``sprt.html`` (:mod:`tournaments.s
 are written after every counted pair.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, Literal
+from typing import ClassVar, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from banqi_common.atomic import write_atomic
-from banqi_engine.rules import RuleSet
-from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
+from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
-from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout, game_setup
 from referee.record import GameRecord
-from referee.sandbox import SandboxMode
 from referee.storage import GAMES_DIR
-from referee.timecontrol import TimeControl
 
+from . import run_folder
 from .config import ConfigError
 from .differences import model_differences
 from .elo import pentanomial_elo
 from .match import MAX_FAILURES
+from .pair_count import PairCounter
+from .pairs import ScheduledGame, numbered_id, paired_setups, two_engine_games
 from .results import Standings
+from .run_config import PAIR_RUN_ORDER, PairRunConfig
 from .run_kinds import SETTINGS_FILE as SETTINGS_FILE
-from .run_kinds import RunFolderError, check_new_run_folder
 from .runner import PlayPlace, RunEvents, RunOptions, RunSettings, run_scheduled
-from .schedule import ScheduledGame
 from .sprt import EloModel, SprtPoint, SprtStatus, SprtTest, Verdict, normalized_elo
 from .sprt_chart import chart_html
-from .state import existing_records
 
 STATUS_FILE: Final = "sprt.json"
 CHART_FILE: Final = "sprt.html"
 MAX_GAMES: Final = 100_000
 DEFAULT_MAX_GAMES: Final = 20_000
-RESUMABLE_FIELDS: Final = frozenset({"concurrency", "sandbox", "log_traffic", "out", "max_games"})
-"""Settings that may change on resume (``max_games`` only grow): they do not change the
-games played nor how they are counted."""
 
 
-class SprtConfig(BaseModel):
+class SprtConfig(PairRunConfig):
     """An SPRT: the new engine and the base one, the test, at most how many games, under
     which rules and clock."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    resumable: ClassVar[frozenset[str]] = PairRunConfig.resumable | {"max_games"}
+    """Settings that may change on resume (``max_games`` only grow): they do not change the
+    games played nor how they are counted."""
+    saved_order: ClassVar[tuple[str, ...]] = ("engines", "test", "max_games", *PAIR_RUN_ORDER)
 
     engines: tuple[EngineSpec, EngineSpec] = Field(description="The new engine, then the base.")
     test: SprtTest = SprtTest()
     max_games: int = Field(default=DEFAULT_MAX_GAMES, ge=2, le=MAX_GAMES, multiple_of=2)
-    rules: RuleSet
-    time_control: TimeControl = TimeControl()
-    seed: int
-    out: Path
-    log_traffic: bool = False
-    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
-    sandbox: SandboxMode = SandboxMode.AUTO
-    concurrency: int = Field(default=1, ge=1, le=64, description="Games at once.")
 
 
-class SprtSettings(BaseModel):
+class SprtSettings(run_folder.DealtRunState):
     """What ``sprt-settings.json`` holds."""
 
-    model_config = ConfigDict(extra="forbid")
-
     format: Literal["banqi-sprt-settings/1"] = "banqi-sprt-settings/1"
-    created_at: datetime
     config: SprtConfig
-    deal_book: BookStamp | None = None
 
 
-def game_id(index: int) -> str:
-    """Game ``index`` (from 0): ``g000001``, one width for any ``max_games``."""
-    return f"g{index + 1:06d}"
+SPRT = run_folder.RunKind(SETTINGS_FILE, SprtSettings, "an SPRT's settings", "an SPRT")
 
 
 def sprt_games(config: SprtConfig) -> list[ScheduledGame]:
-    """Game ``i`` on deal ``i // 2``; the new engine moves first in even games."""
-    return [
-        ScheduledGame(setup, (0, 1), setup.deal)
-        for setup in (
-            game_setup(
-                game_id=game_id(index),
-                players=config.engines,
-                first=index % 2,
-                deal=str(index // 2),
-                seed=config.seed,
-                rules=config.rules,
-                time_control=config.time_control,
-                stall_timeout=config.stall_timeout,
-            )
-            for index in range(config.max_games)
-        )
-    ]
+    """The pair schedule, numbered ``g000001`` whatever ``max_games``; the new engine moves
+    first in even games."""
+    setups = paired_setups(
+        config, config.engines, config.seed, config.max_games, lambda i: numbered_id(i, 6)
+    )
+    return two_engine_games(setups)
 
 
 def open_sprt(
@@ -127,20 +99,15 @@ def open_sprt(
     folder under a file.
     """
     out = config.out
-    path = out / SETTINGS_FILE
-    if path.exists():
-        saved = read_settings(path)
+
+    def resume(saved: SprtSettings) -> SprtSettings:
         check_same_book(saved.deal_book, book, out)
         kept = {} if seed_given else {"seed": saved.config.seed}
         if not max_games_given:
             kept["max_games"] = saved.config.max_games
         wanted = config.model_copy(update=kept)
-        differences = model_differences(saved.config, wanted, RESUMABLE_FIELDS)
-        if differences:
-            raise ConfigError(
-                f"{out} holds an SPRT with different settings; resume it with the same "
-                "settings or choose another --out. Differences: " + "; ".join(differences)
-            )
+        differences = model_differences(saved.config, wanted, SprtConfig.resumable)
+        run_folder.refuse_other_settings(out, SPRT, differences)
         if wanted.max_games < saved.config.max_games:
             raise ConfigError(
                 f"{out} holds an SPRT of up to {saved.config.max_games} games; --max-games "
@@ -148,12 +115,16 @@ def open_sprt(
             )
         _check_room(wanted, book)
         return saved.model_copy(update={"config": wanted})
-    check_new_run_folder(out, SETTINGS_FILE)
-    if book is not None and not max_games_given:
-        fits = min(config.max_games, 2 * len(book.book.deals))
-        config = config.model_copy(update={"max_games": fits})
-    _check_room(config, book)
-    return SprtSettings(created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book))
+
+    def start() -> SprtSettings:
+        new = config
+        if book is not None and not max_games_given:
+            fits = min(config.max_games, 2 * len(book.book.deals))
+            new = config.model_copy(update={"max_games": fits})
+        _check_room(new, book)
+        return SprtSettings(created_at=datetime.now(UTC), config=new, deal_book=stamp_of(book))
+
+    return run_folder.open_run_folder(out, SPRT, resume, start)
 
 
 def _check_room(config: SprtConfig, book: LoadedBook | None) -> None:
@@ -162,85 +133,62 @@ def _check_room(config: SprtConfig, book: LoadedBook | None) -> None:
         book.check_room(game.setup.deal for game in sprt_games(config))
 
 
-def read_settings(path: Path) -> SprtSettings:
-    """A test's saved settings; RunFolderError if the file is damaged."""
-    try:
-        return SprtSettings.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as error:
-        raise RunFolderError(f"{path} is damaged or not an SPRT's settings: {error}") from None
-
-
 def start_sprt_folder(settings: SprtSettings) -> None:
     """Write a new test's ``sprt-settings.json``, or a resumed one's whose ``max_games``
     grew."""
     out = settings.config.out
-    path = out / SETTINGS_FILE
-    if path.exists() and read_settings(path).config.max_games == settings.config.max_games:
+    saved = SPRT.read(out)
+    if saved is not None and saved.config.max_games == settings.config.max_games:
         return
     (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
-    write_atomic(path, settings.model_dump_json(indent=2) + "\n")
+    run_folder.write_state(out, SPRT, settings)
 
 
-class SprtTracker:
+class SprtTracker(PairCounter):
     """The test as the records come: complete pairs counted in pair order until the verdict."""
 
     def __init__(self, config: SprtConfig) -> None:
         self.config = config
         self.games = sprt_games(config)
-        self.index = {game.setup.game_id: i for i, game in enumerate(self.games)}
-        self.records: dict[int, GameRecord] = {}
-        self.started: set[int] = set()
-        """Pairs with a game started or recorded: once the verdict is in, only these play."""
+        super().__init__(self.games)
         self.wdl_void = [0, 0, 0, 0]
         self.pentanomial = [0, 0, 0, 0, 0]
         self.llr = 0.0
         self.verdict: Verdict | None = None
         self.history: list[SprtPoint] = []
+        self.fresh: list[SprtStatus] = []
+        """The test after each pair counted since ``add`` was last called."""
 
     @classmethod
     def from_folder(cls, config: SprtConfig) -> "SprtTracker":
         """The test as the records in its folder have it."""
         tracker = cls(config)
-        found = existing_records(config.out, [game.setup.game_id for game in tracker.games])
-        for record in sorted(found.values(), key=lambda r: tracker.index[r.game_id]):
-            tracker.add(record)
+        found = run_folder.existing_records(
+            config.out, [game.setup.game_id for game in tracker.games]
+        )
+        tracker.add_in_order(list(found.values()))
         return tracker
 
     @property
     def counted(self) -> int:
         """Pairs counted so far."""
-        return len(self.history)
+        return self.pairs
 
-    def admit(self, game: ScheduledGame) -> bool:
-        """Whether a queued game starts: any before the verdict, then only the other game of
-        a pair already started."""
-        pair = self.index[game.setup.game_id] // 2
-        if self.verdict is not None and pair not in self.started:
-            return False
-        self.started.add(pair)
-        return True
+    @property
+    def decided(self) -> bool:
+        """Whether the test has its verdict (inconclusive once every pair is counted)."""
+        return self.verdict is not None
 
-    def add(self, record: GameRecord) -> list[SprtStatus]:
-        """Take a finished game; the test after each pair it lets count (none, or several when
-        it completes a pair that later ones waited for)."""
-        index = self.index[record.game_id]
-        self.records[index] = record
-        self.started.add(index // 2)
-        statuses = []
-        total_pairs = self.config.max_games // 2
-        while self.verdict is None and self.counted < total_pairs:
-            pair = self.counted
-            if 2 * pair not in self.records or 2 * pair + 1 not in self.records:
-                break
-            self._count(self.records[2 * pair], self.records[2 * pair + 1])
-            if self.verdict is None and self.counted == total_pairs:
-                self.verdict = Verdict.INCONCLUSIVE
-            statuses.append(self.status())
-        return statuses
+    def add(self, record: GameRecord) -> int:
+        """Take a finished game; ``fresh`` is then the test after each pair it let count
+        (none, or several when it completes a pair that later ones waited for)."""
+        self.fresh = []
+        return super().add(record)
 
-    def _count(self, first: GameRecord, second: GameRecord) -> None:
+    def count_pair(self, pair: Sequence[GameRecord]) -> None:
         """Count a pair: the new engine is player 0 of every game."""
-        for record in (first, second):
+        first, second = pair
+        for record in pair:
             if record.void:
                 self.wdl_void[3] += 1
             else:
@@ -252,9 +200,10 @@ class SprtTracker:
             self.llr = test.llr(self.pentanomial)
             self.verdict = test.verdict(self.llr)
         elo, error = self._model_elo()
-        self.history.append(
-            SprtPoint(games=2 * (self.counted + 1), llr=self.llr, elo=elo, elo_error=error)
-        )
+        self.history.append(SprtPoint(games=2 * self.pairs, llr=self.llr, elo=elo, elo_error=error))
+        if self.verdict is None and 2 * self.pairs == self.total:
+            self.verdict = Verdict.INCONCLUSIVE
+        self.fresh.append(self.status())
 
     def _model_elo(self) -> tuple[float | None, float | None]:
         """The Elo estimate and margin in the test's model."""
@@ -329,7 +278,8 @@ async def run_sprt(
 
         def game_done(record: GameRecord, standings: Standings) -> None:
             events.game_done(record)
-            for status in tracker.add(record):
+            tracker.add(record)
+            for status in tracker.fresh:
                 writes.append(writer.submit(save_status, config.out, status))
                 events.pair_counted(status)
 

@@ -32,7 +32,7 @@ import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from banqi_common.errors import InputError
-from banqi_engine.eval_params import EvalParams
+from banqi_engine.eval_params import EvalParams, ParamsError, params_with
 from referee.reasons import Reason
 
 ALPHA: Final = 0.602
@@ -330,3 +330,44 @@ class TuneState(BaseModel):
     def after(self, pair: PairResult, theta: Mapping[str, float]) -> "TuneState":
         """The state once ``pair`` has been played and theta updated to ``theta``."""
         return self.model_copy(update={"theta": dict(theta), "pairs": (*self.pairs, pair)})
+
+
+def write_starting_file(path: Path) -> None:
+    """Write the built-in engine's starting parameter file at ``path`` (never over a file)."""
+    header = (
+        "Parameters of banqi-engine's evaluation for 'banqi tune': each at its default and\n"
+        "within its bounds; c_end a twentieth of max - min, r_end 0.02 (about 20 / N suits\n"
+        "a run of N iterations). Delete the tables of parameters not to tune."
+    )
+    try:
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(param_file_text(default_params(), header))
+    except OSError as error:
+        raise ParamFileError(_not_written(path, error)) from None
+
+
+def _not_written(path: Path, error: OSError) -> str:
+    """Why a new parameter file could not be written, in words."""
+    if isinstance(error, FileExistsError):
+        return f"{path} exists: not replaced (remove it or name another file)"
+    return f"cannot write {path}: {error.strerror or error}"
+
+
+def check_builtin_params(params: dict[str, TuneParam], params_file: Path) -> None:
+    """Refuse parameters the built-in engine does not have, or bounds beyond its own."""
+    names = EvalParams.model_fields
+    for name, param in params.items():
+        if name not in names:
+            raise ParamFileError(
+                f"{params_file}: unknown parameter {name!r}: the built-in engine's parameters "
+                f"are {', '.join(names)}"
+            )
+        for key in ("min", "max"):
+            bound = getattr(param, key)
+            try:
+                params_with([f"{name}={bound!r}"])
+            except ParamsError as error:
+                raise ParamFileError(
+                    f"{params_file}: {name}.{key} = {bound:g} is beyond the built-in engine's "
+                    f"bounds ({error})"
+                ) from None

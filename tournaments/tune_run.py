@@ -23,38 +23,35 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Final, Literal, TypeVar
+from typing import ClassVar, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
 from banqi_engine.players import MAX_LEVEL
-from banqi_engine.rules import RuleSet
-from referee.deals import deal_secret
+from referee.deals import deal_secret, dealt
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
-from referee.game_runner import PlayedGame, play_game
-from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout, game_setup
+from referee.game_runner import PlayedGame
+from referee.game_setup import GameSetup
 from referee.record import GameRecord
-from referee.sandbox import SandboxMode
-from referee.timecontrol import TimeControl
 
-from .config import ConfigError, builtin_engine_command
+from .config import builtin_engine_command
 from .differences import model_differences
 from .match import MAX_FAILURES
-from .run_kinds import TUNE_FILE, RunFolderError, check_new_run_folder
+from .pairs import paired_setups
+from .run_config import FolderRunConfig
+from .run_folder import RunKind, RunState, open_run_folder, refuse_other_settings, write_state
+from .run_kinds import TUNE_FILE, RunFolderError
+from .runner import play_here, save_whole
 from .tune import PairResult, Spsa, TuneGame, TuneParam, TuneState, param_file_text
-
-M = TypeVar("M", bound=BaseModel)
 
 STATE_FILE: Final = "tune-state.json"
 TUNED_FILE: Final = "tuned.toml"
 TRAFFIC_DIR: Final = "traffic"
 DEFAULT_PARAM_FORMAT: Final = "--param {name}={value}"
 MAX_ITERATIONS: Final = 1_000_000
-RESUMABLE_FIELDS: Final = frozenset({"concurrency", "sandbox", "log_traffic", "out"})
-"""Settings that may change on resume: they change neither the games nor the updates."""
 
 
 class TuneError(InputError):
@@ -101,11 +98,24 @@ def param_args(param_format: str, values: Mapping[str, float]) -> list[str]:
     return args
 
 
-class TuneConfig(BaseModel):
+class TuneConfig(FolderRunConfig):
     """A tuning run: the engine and how it is given its parameters, the parameters, how
-    many iterations, under which rules and clock."""
+    many iterations, under which rules and clock; ``concurrency`` pairs played at once."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    saved_order: ClassVar[tuple[str, ...]] = (
+        "engine",
+        "param_format",
+        "params",
+        "iterations",
+        "rules",
+        "time_control",
+        "stall_timeout",
+        "seed",
+        "out",
+        "concurrency",
+        "sandbox",
+        "log_traffic",
+    )
 
     engine: tuple[str, ...] | None = Field(
         default=None, description="The engine's command; None: the built-in engine at level 3."
@@ -113,14 +123,6 @@ class TuneConfig(BaseModel):
     param_format: str = DEFAULT_PARAM_FORMAT
     params: dict[str, TuneParam] = Field(min_length=1)
     iterations: int = Field(ge=1, le=MAX_ITERATIONS, description="Pairs of games.")
-    rules: RuleSet
-    time_control: TimeControl = TimeControl()
-    stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
-    seed: int
-    out: Path
-    concurrency: int = Field(default=1, ge=1, le=64, description="Pairs played at once.")
-    sandbox: SandboxMode = SandboxMode.AUTO
-    log_traffic: bool = False
 
     def command(self) -> tuple[str, ...]:
         """The engine's command, before its parameters."""
@@ -135,56 +137,47 @@ class TuneConfig(BaseModel):
         return {name: param.value for name, param in self.params.items()}
 
 
-class TuneSettings(BaseModel):
+class TuneSettings(RunState):
     """What ``tune-settings.json`` holds."""
 
-    model_config = ConfigDict(extra="forbid")
-
     format: Literal["banqi-tune-settings/1"] = "banqi-tune-settings/1"
-    created_at: datetime
     config: TuneConfig
+
+
+TUNE = RunKind(TUNE_FILE, TuneSettings, "a tuning run's settings", "a tuning run")
+TUNE_STATE = RunKind(STATE_FILE, TuneState, "a tuning run's state", "a tuning run")
 
 
 def open_tune(config: TuneConfig, seed_given: bool) -> TuneSettings:
     """The run's settings: the saved ones, after checking ``config`` is the same (a resumed
     run without a seed keeps its saved one), or new ones (written by ``start_tune_folder``
     once the engine has been checked). Refuses a folder holding another kind of run."""
-    path = config.out / TUNE_FILE
-    if path.exists():
-        saved = _read(path, TuneSettings, "a tuning run's settings")
+
+    def resume(saved: TuneSettings) -> TuneSettings:
         wanted = config if seed_given else config.model_copy(update={"seed": saved.config.seed})
-        differences = model_differences(saved.config, wanted, RESUMABLE_FIELDS)
-        if differences:
-            grown = wanted.iterations != saved.config.iterations
-            raise ConfigError(
-                f"{config.out} holds a tuning run with different settings; resume it with the "
-                "same settings (parameter file, engine, iterations, rules, time, seed) or "
-                "choose another --out. Differences: "
-                + "; ".join(differences)
-                + (
-                    ". The gains c_k and a_k are set from the iterations, so a run keeps its number"
-                    if grown
-                    else ""
-                )
-            )
+        differences = model_differences(saved.config, wanted, TuneConfig.resumable)
+        grown = wanted.iterations != saved.config.iterations
+        refuse_other_settings(
+            config.out,
+            TUNE,
+            differences,
+            same="the same settings (parameter file, engine, iterations, rules, time, seed)",
+            why=". The gains c_k and a_k are set from the iterations, so a run keeps its number"
+            if grown
+            else "",
+        )
         return saved.model_copy(update={"config": wanted})
-    check_new_run_folder(config.out, TUNE_FILE)
-    return TuneSettings(created_at=datetime.now(UTC), config=config)
 
+    def start() -> TuneSettings:
+        return TuneSettings(created_at=datetime.now(UTC), config=config)
 
-def _read(path: Path, model: type[M], what: str) -> M:
-    """A run file as its model; RunFolderError if it is damaged."""
-    try:
-        return model.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as error:
-        raise RunFolderError(f"{path} is damaged or not {what}: {error}") from None
+    return open_run_folder(config.out, TUNE, resume, start)
 
 
 def start_tune_folder(settings: TuneSettings) -> None:
     """Write a new run's ``tune-settings.json`` (a resumed run's is left as it is)."""
-    path = settings.config.out / TUNE_FILE
-    if not path.exists():
-        write_atomic(path, settings.model_dump_json(indent=2) + "\n")
+    if TUNE.read(settings.config.out) is None:
+        write_state(settings.config.out, TUNE, settings)
 
 
 def read_state(config: TuneConfig) -> TuneState:
@@ -193,9 +186,9 @@ def read_state(config: TuneConfig) -> TuneState:
     for stale in config.out.glob(".*.tmp"):
         stale.unlink(missing_ok=True)
     path = config.out / STATE_FILE
-    if not path.exists():
+    state = TUNE_STATE.read(config.out)
+    if state is None:
         return TuneState(theta=config.start())
-    state = _read(path, TuneState, "a tuning run's state")
     if set(state.theta) != set(config.params) or not state.done() <= set(
         range(1, config.iterations + 1)
     ):
@@ -250,6 +243,13 @@ def _failed(record: GameRecord) -> bool:
     return record.void or (record.winner is not None and record.loser_failed)
 
 
+def iteration_setups(
+    config: TuneConfig, k: int, specs: tuple[EngineSpec, EngineSpec]
+) -> list[GameSetup]:
+    """The pair of iteration ``k``: ``i<k>-1`` and ``i<k>-2`` on deal ``k``, seats swapped."""
+    return paired_setups(config, specs, config.seed, 2, lambda i: f"i{k:06d}-{i + 1}", str(k))
+
+
 class _Run:
     """The iterations still to play, theta, and the engine failures in a row."""
 
@@ -265,7 +265,7 @@ class _Run:
         self.state = state
         self.key = key
         self.events = events
-        self.start_engine = start_engine
+        self.play_game = play_here(start_engine)
         self.spsa = config.spsa()
         done = state.done()
         self.queue = [k for k in range(1, config.iterations + 1) if k not in done]
@@ -281,32 +281,13 @@ class _Run:
                 engine_spec(self.config, "plus", plus),
                 engine_spec(self.config, "minus", minus),
             )
-            played = [await self.play(k, first, specs) for first in (0, 1)]
-            # Saved whole even if the run is being stopped; then the worker stops too.
-            await asyncio.shield(self.finish(k, played))
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise asyncio.CancelledError
+            played = [await self.play(setup) for setup in iteration_setups(self.config, k, specs)]
+            await save_whole(self.finish(k, played))
 
-    async def play(self, k: int, first: int, specs: tuple[EngineSpec, EngineSpec]) -> PlayedGame:
-        """Game ``first + 1`` of iteration ``k``, on the iteration's deal."""
-        config = self.config
-        setup = game_setup(
-            game_id=f"i{k:06d}-{first + 1}",
-            players=specs,
-            first=first,
-            deal=str(k),
-            seed=config.seed,
-            rules=config.rules,
-            time_control=config.time_control,
-            stall_timeout=config.stall_timeout,
-        )
-        return await play_game(
-            setup,
-            deal_secret(self.key, config.seed, setup.deal),
-            keep_traffic=config.log_traffic,
-            start_engine=self.start_engine,
-        )
+    async def play(self, setup: GameSetup) -> PlayedGame:
+        """One game of an iteration, on the iteration's deal."""
+        deal = dealt(deal_secret(self.key, self.config.seed, setup.deal))
+        return await self.play_game(setup, deal, self.config.log_traffic, None)
 
     async def finish(self, k: int, played: list[PlayedGame]) -> None:
         """Update theta with iteration ``k``'s pair, save the state, tell the caller; stop the

@@ -1,0 +1,110 @@
+"""The lines ``banqi tune`` prints: the header, a line per pair, how to verify the result."""
+
+import shlex
+import time
+from pathlib import Path
+from typing import Final
+
+from tournaments.tune import ALPHA, GAMMA, PairResult, TuneState
+from tournaments.tune_run import TUNED_FILE, TuneConfig, engine_spec
+
+from .output import seed_words
+
+THETA_SHOWN: Final = 3
+"""Parameters whose theta a progress line shows: those that moved furthest."""
+BUILTIN: Final = "banqi-engine --level 3"
+"""The built-in engine as a user would start it (for the lines that say so)."""
+
+
+def _duration(seconds: float) -> str:
+    """``42s``, ``3m 05s``, ``2h 07m``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole // 60 % 60:02d}m"
+
+
+def theta_words(config: TuneConfig, theta: dict[str, float]) -> str:
+    """Theta of the parameters that moved furthest from their start (by share of their
+    range), with the change."""
+    moved = sorted(
+        config.params.items(),
+        key=lambda item: -abs(theta[item[0]] - item[1].value) / (item[1].max - item[1].min),
+    )
+    shown = [f"{name} {theta[name]:.4g} ({theta[name] - p.value:+.3g})" for name, p in moved]
+    more = len(shown) - THETA_SHOWN
+    return ", ".join(shown[:THETA_SHOWN]) + (f" (+{more} more)" if more > 0 else "")
+
+
+def pair_line(config: TuneConfig, pair: PairResult, state: TuneState) -> str:
+    """The line after a pair: which, its games, its result, theta."""
+    games = ", ".join(
+        f"{game.plus_points:g}-{game.minus_points:g} {game.reason.value}" for game in pair.games
+    )
+    return (
+        f"iteration {pair.iteration}/{config.iterations} ({len(state.pairs)} done): plus-minus "
+        f"{games}; result {pair.result:+g}; theta {theta_words(config, state.theta)}"
+    )
+
+
+class Progress:
+    """Elapsed time and ETA from the pairs played by this command."""
+
+    def __init__(self, config: TuneConfig, done: int) -> None:
+        self.config = config
+        self.started = time.monotonic()
+        self.done_at_start = done
+
+    def words(self, done: int) -> str:
+        """``elapsed 1m 02s, ETA 20m 10s``."""
+        elapsed = time.monotonic() - self.started
+        played = done - self.done_at_start
+        left = self.config.iterations - done
+        eta = _duration(elapsed / played * left) if played else "-"
+        return f"elapsed {_duration(elapsed)}, ETA {eta}"
+
+
+def header(config: TuneConfig, state: TuneState, seed: int | None, engine: str) -> list[str]:
+    """What the run tunes, how, where, and how far it is; then its SPSA gains."""
+    done = len(state.pairs)
+    spsa = config.spsa()
+    count = len(config.params)
+    line = (
+        f"tune: {count} parameter{'s' if count > 1 else ''} of {engine}, {config.iterations} "
+        f"iterations (pairs of games on one hidden layout, seats swapped), rules "
+        f"{config.rules.name}, time {config.time_control.describe()}, {seed_words(seed)}, "
+        f"{config.concurrency} pair{'s' if config.concurrency > 1 else ''} at once, run folder "
+        f"{config.out}"
+    )
+    if done == config.iterations:
+        line += f"; finished ({done} iterations)"
+    elif done:
+        line += f"; resuming with {done} of {config.iterations} iterations done"
+    return [
+        line,
+        f"SPSA: alpha {ALPHA}, gamma {GAMMA}, A {spsa.big_a:g} (a tenth of the iterations); "
+        "c_k = c / k^gamma, a_k = a / (A + k)^alpha, theta += a_k / c_k * result * delta",
+    ]
+
+
+def verify_lines(config: TuneConfig, params_file: Path, theta: dict[str, float]) -> list[str]:
+    """How to check the tuned values with an SPRT against the start (for the built-in engine,
+    tuned.toml copied out of the run folder first: sandboxed engines cannot see it)."""
+    clock = config.time_control
+    options = f"--rules {shlex.quote(config.rules.name)} --time {clock.time:g}"
+    options += f" --increment {clock.increment:g}"
+    if clock.move_time is not None:
+        options += f" --move-time {clock.move_time:g}"
+    lines = ["verify it with an SPRT against the start:"]
+    if config.engine is None:
+        lines.append(f"  cp {shlex.quote(str(config.out / TUNED_FILE))} {TUNED_FILE}")
+        tuned = f"{BUILTIN} --params {TUNED_FILE}"
+        base = f"{BUILTIN} --params {shlex.quote(str(params_file))}"
+    else:
+        tuned = shlex.join(engine_spec(config, "tuned", theta).command)
+        base = shlex.join(engine_spec(config, "base", config.start()).command)
+    quoted = f"{shlex.quote('tuned=' + tuned)} {shlex.quote('base=' + base)}"
+    lines.append(f"  banqi sprt {quoted} {options}")
+    return lines

@@ -1,0 +1,110 @@
+"""A whole match as one call: the referee key and deal book, where its games are played
+(sandboxed here, or on a cluster), the engine checks, the run folder opened, locked and
+resumed, the games played; what a script or the command line runs."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from banqi_common.interrupt import run_interruptible
+from referee.engine_start import EngineFactory
+from referee.record import GameRecord
+
+from .engine_places import Notices, check_before_games, live_views_safe, playing_for
+from .match import open_match, run_match, score_tracker, start_match_folder
+from .match_config import MatchConfig, match_setups
+from .match_score import MatchResult, MatchScore
+from .results import Standings
+from .run_access import RunAccess
+from .run_folder import existing_records, locked_run
+from .runner import RunEvents, RunOptions
+
+
+class MatchJob(BaseModel):
+    """A match to run: its config, whether its seed was chosen (else a resumed match keeps
+    its own), the score it is played to (None: every game), and its access."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    config: MatchConfig
+    seed_given: bool = True
+    score: MatchScore | None = None
+    access: RunAccess = RunAccess()
+
+
+@dataclass(frozen=True)
+class MatchStart:
+    """The match as it starts: its config (as resumed), games already played, how many at
+    once (in words), the score it is played to, and a progress suffix (a cluster's)."""
+
+    config: MatchConfig
+    already: int
+    at_once: str
+    score: MatchScore | None
+    status: Callable[[], str]
+
+
+@dataclass(frozen=True)
+class MatchEvents:
+    """What the match tells its caller as it goes."""
+
+    notices: Notices
+    started: Callable[[MatchStart], None]
+    game_done: Callable[[GameRecord], None]
+    engine_out: Callable[[str, int | None, str], None]
+
+
+class MatchOutcome(BaseModel):
+    """How the match ended: every record, in game order, and (to a score) its result."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    records: list[GameRecord]
+    result: MatchResult | None
+
+
+def run_match_job(
+    job: MatchJob, events: MatchEvents, start_engine: EngineFactory | None = None
+) -> MatchOutcome:
+    """Play the match's missing games (of a match to a score, until it is decided), its
+    engines started sandboxed (or by ``start_engine``, if given) or on the access's cluster.
+
+    InputError (or OSError) for what cannot be used: the key, the book, the folder, the
+    sandbox, an engine; EngineChecksInterrupted for Ctrl-C while the engines are checked,
+    KeyboardInterrupt for Ctrl-C during the games (the finished ones are kept).
+    """
+    config, access = job.config, job.access
+    key = access.referee_key()
+    book = access.deal_book()
+    play, cluster = playing_for(
+        access, config, config.out, config.engines, events.notices, start_engine
+    )
+    state = open_match(config, seed_given=job.seed_given, book=book, score=job.score)
+    if cluster is None:
+        check_before_games(config.engines, play.start_engine, config)
+    with locked_run(config.out):
+        start_match_folder(state)
+        config = state.config
+        tracker = None if job.score is None else score_tracker(config, job.score)
+        ids = [setup.game_id for setup in match_setups(config)]
+        already = len(existing_records(config.out, ids))
+        at_once = play.at_once(config.concurrency, access.concurrency_given)
+        events.started(MatchStart(config, already, at_once, job.score, play.status))
+
+        def game_done(record: GameRecord, standings: Standings) -> None:
+            events.game_done(record)
+
+        options = RunOptions(
+            key=key,
+            out=config.out,
+            events=RunEvents(game_done, events.engine_out),
+            log_traffic=config.log_traffic,
+            start_engine=play.start_engine,
+            book=book,
+            play_on=play.place,
+            live_views=live_views_safe(config.sandbox, config.concurrency),
+        )
+        records = run_interruptible(run_match(config, options, tracker))
+    result = None if tracker is None else tracker.result()
+    return MatchOutcome(records=records, result=result)

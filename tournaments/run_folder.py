@@ -1,0 +1,190 @@
+"""A run folder: its saved state file, opened for a new run or a resumed one, its lock, and
+the records it holds.
+
+Every kind of run (``tournaments.run_kinds``) opens its folder with :func:`open_run_folder`:
+the saved state, after the kind's own checks that the run resumes with the same settings,
+or a new state for a folder a new run may take. The state file is written
+(:func:`save_state`) once the engines have been checked, so that a run refused for a broken
+engine can be started again with it fixed. Nothing else is state: a resumed run recomputes
+everything from the state file and the records in ``games/``, so a ``kill -9`` at any
+moment loses at most the games that were being played.
+"""
+
+import contextlib
+import fcntl
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from banqi_common.atomic import write_atomic
+from banqi_common.errors import InputError
+from referee.deal_book import BookStamp
+from referee.record import GameRecord, RecordError, read_record
+from referee.storage import GAMES_DIR, record_path
+
+from .config import ConfigError
+from .run_config import SavedOrder
+from .run_kinds import RunFolderError, check_new_run_folder
+
+S = TypeVar("S", bound=BaseModel)
+
+LOCK_FILE = "tournament.lock"
+
+
+class RunLockedError(InputError):
+    """Another process holds the run folder's lock: two runs must not share a folder."""
+
+
+class RunState(SavedOrder):
+    """What every state file holds besides its format and config: when the run started."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    saved_order: ClassVar[tuple[str, ...]] = (
+        "format",
+        "created_at",
+        "seed",
+        "config",
+        "deal_book",
+        "score",
+    )
+
+    created_at: datetime
+
+
+class DealtRunState(RunState):
+    """The state of a run that may be dealt from a deal book (the book's stamp: it is
+    resumed with the same book only)."""
+
+    deal_book: BookStamp | None = None
+
+
+@dataclass(frozen=True)
+class RunKind(Generic[S]):
+    """A kind of run as its folder holds it: the state file, its model, and in words what
+    the file is and what the run is (``a match``)."""
+
+    state_file: str
+    model: type[S]
+    file_words: str
+    run_words: str
+    check_new: Callable[[Path], None] | None = None
+    """The checks before a new run takes a folder (default: ``check_new_run_folder``)."""
+    other_words: str = "different settings"
+    """What a resumed run with other settings has, in words."""
+
+    def read(self, out: Path) -> S | None:
+        """The saved state, None if there is none; RunFolderError if it is damaged."""
+        path = out / self.state_file
+        if not path.exists():
+            return None
+        try:
+            return self.model.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValidationError) as error:
+            raise RunFolderError(f"{path} is damaged or not {self.file_words}: {error}") from None
+
+
+def open_run_folder(
+    out: Path, kind: RunKind[S], resume: Callable[[S], S], start: Callable[[], S]
+) -> S:
+    """The run's state: ``resume(saved)`` for a folder that holds one (it refuses other
+    settings), else ``start()`` once the folder is found fit for a new run."""
+    saved = kind.read(out)
+    if saved is not None:
+        return resume(saved)
+    if kind.check_new is None:
+        check_new_run_folder(out, kind.state_file)
+    else:
+        kind.check_new(out)
+    return start()
+
+
+def refuse_other_settings(
+    out: Path,
+    kind: RunKind[S],
+    differences: list[str],
+    same: str = "the same settings",
+    why: str = "",
+) -> None:
+    """ConfigError listing how the settings a run is resumed with differ from its saved ones
+    (``tournaments.differences``), if they do; ``why`` ends the message."""
+    if differences:
+        raise ConfigError(
+            f"{out} holds {kind.run_words} with {kind.other_words}; resume it with {same} or "
+            "choose another --out. Differences: " + "; ".join(differences) + why
+        )
+
+
+def write_state(out: Path, kind: RunKind[S], state: S, exclude: set[str] | None = None) -> None:
+    """Write the run's state file, indented, atomically."""
+    write_atomic(out / kind.state_file, state.model_dump_json(indent=2, exclude=exclude) + "\n")
+
+
+def is_temporary(path: Path) -> bool:
+    """A half-written file an atomic write left behind (``.NAME.XXXX.tmp``)."""
+    return path.name.startswith(".") and path.name.endswith(".tmp")
+
+
+@contextlib.contextmanager
+def locked_run(out: Path) -> Iterator[None]:
+    """Make the run folder if needed and hold it for this process while it runs;
+    RunFolderError if it cannot be made or locked, RunLockedError if another run holds it.
+
+    The lock is an ``flock`` on ``tournament.lock``, so it ends with the process, however
+    the process ends.
+    """
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        handle = (out / LOCK_FILE).open("a", encoding="utf-8")
+    except OSError as error:
+        raise RunFolderError(
+            f"cannot create the run folder {out}: {error.strerror or error}"
+        ) from None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunLockedError(
+                f"another run is using {out}; wait for it to end or stop it"
+            ) from None
+        yield
+
+
+def existing_records(out: Path, game_ids: list[str]) -> dict[str, GameRecord]:
+    """The records of scheduled games, by game id; half-written temp files are removed.
+
+    A record that cannot be read or is not a valid record of its game is not played
+    again in silence: RunFolderError names each such file and what is wrong with it.
+    """
+    for folder in (out, out / GAMES_DIR):
+        if folder.is_dir():
+            for stale in folder.iterdir():
+                if is_temporary(stale):
+                    stale.unlink(missing_ok=True)
+    found = {}
+    problems = []
+    for game_id in game_ids:
+        path = record_path(out, game_id)
+        if not path.exists():
+            continue
+        try:
+            record = read_record(path)
+        except RecordError as error:
+            problems.append(str(error))
+            continue
+        if record.game_id != game_id:
+            problems.append(f"record {path} is the record of game {record.game_id}")
+            continue
+        found[game_id] = record
+    if problems:
+        raise RunFolderError(
+            f"{len(problems)} damaged record(s) in {out / GAMES_DIR}: "
+            + "; ".join(problems)
+            + ". Restore them, or move them out of the folder to have their games played "
+            "again, then run the same command"
+        )
+    return found

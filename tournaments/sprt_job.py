@@ -1,0 +1,95 @@
+"""A whole SPRT as one call: the referee key and deal book, the run folder opened, locked
+and resumed, where the games are played (sandboxed here, or on a cluster), the engine
+checks, the pairs played until the verdict; what a script or the command line runs."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from banqi_common.interrupt import run_interruptible
+from referee.engine_start import EngineFactory
+
+from .engine_places import Notices, check_before_games, live_views_safe, playing_for
+from .run_access import RunAccess
+from .run_folder import locked_run
+from .sprt import SprtStatus
+from .sprt_run import (
+    SprtConfig,
+    SprtEvents,
+    SprtTracker,
+    open_sprt,
+    run_sprt,
+    save_status,
+    start_sprt_folder,
+)
+
+
+class SprtJob(BaseModel):
+    """An SPRT to run: its config, whether its seed and ``max_games`` were chosen (else a
+    resumed test keeps its own), and its access."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    config: SprtConfig
+    seed_given: bool = True
+    max_games_given: bool = True
+    access: RunAccess = RunAccess()
+
+
+@dataclass(frozen=True)
+class SprtJobEvents:
+    """What the test tells its caller: ``started`` with the test as its folder has it
+    (before any game), then the run's events."""
+
+    notices: Notices
+    started: Callable[[SprtTracker], None]
+    playing: Callable[[Callable[[], str]], None]
+    """Told, once the games are about to be played, the progress suffix of where they are."""
+    run: SprtEvents
+
+
+class SprtOutcome(BaseModel):
+    """How the test ended: its status, and the games recorded after the verdict."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    status: SprtStatus
+    uncounted: int
+
+
+def run_sprt_job(
+    job: SprtJob, events: SprtJobEvents, start_engine: EngineFactory | None = None
+) -> SprtOutcome:
+    """Play the test's pairs until its verdict (a finished test is only reported again), its
+    engines started sandboxed (or by ``start_engine``, if given) or on the access's cluster.
+
+    InputError (or OSError) for what cannot be used; EngineChecksInterrupted for Ctrl-C
+    while the engines are checked, KeyboardInterrupt during the games (finished ones kept).
+    """
+    access = job.access
+    key = access.referee_key()
+    book = access.deal_book()
+    settings = open_sprt(job.config, job.seed_given, job.max_games_given, book)
+    config = settings.config
+    with locked_run(config.out):
+        tracker = SprtTracker.from_folder(config)
+        events.started(tracker)
+        if tracker.verdict is None:
+            play, cluster = playing_for(
+                access, config, config.out, config.engines, events.notices, start_engine
+            )
+            if cluster is None:
+                check_before_games(config.engines, play.start_engine, config)
+            events.playing(play.status)
+            start_sprt_folder(settings)
+            live_views = live_views_safe(config.sandbox, config.concurrency)
+            test = run_sprt(
+                tracker, key, events.run, play.start_engine, book, play.place, live_views
+            )
+            status = run_interruptible(test)
+        else:
+            status = tracker.status()
+            events.run.pair_counted(status)
+            save_status(config.out, status)
+    return SprtOutcome(status=status, uncounted=len(tracker.records) - status.games)

@@ -1,0 +1,96 @@
+"""A whole tournament as one call: the referee key and deal book, the run folder locked,
+opened and resumed, where the games are played (sandboxed here, or on the config's
+cluster), the engine checks, every game played; what a script or the command line runs."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from referee.engine_start import EngineFactory
+from referee.record import GameRecord
+
+from .config import TournamentConfig
+from .engine_places import Notices, check_before_games, live_views_safe, playing_for
+from .play import prepare, run_tournament
+from .results import Standings
+from .run_access import RunAccess
+from .run_folder import existing_records, locked_run
+from .runner import RunEvents, RunOptions
+from .state import start_run_folder
+
+
+class TournamentJob(BaseModel):
+    """A tournament to run: its config (its ``cluster`` says where its games are played),
+    its run folder, whether it keeps its games' DCTP traffic, and its access."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    config: TournamentConfig
+    out: Path
+    log_traffic: bool = False
+    access: RunAccess = RunAccess()
+
+
+@dataclass(frozen=True)
+class TournamentStart:
+    """The tournament as it starts: its config (as resumed), how many games it has and has
+    played, how many at once (in words), and a progress suffix (a cluster's)."""
+
+    config: TournamentConfig
+    games: int
+    already: int
+    at_once: str
+    status: Callable[[], str]
+
+
+@dataclass(frozen=True)
+class TournamentEvents:
+    """What the tournament tells its caller as it goes."""
+
+    notices: Notices
+    started: Callable[[TournamentStart], None]
+    game_done: Callable[[GameRecord, Standings], None]
+    engine_out: Callable[[str, int | None, str], None]
+
+
+def run_tournament_job(
+    job: TournamentJob, events: TournamentEvents, start_engine: EngineFactory | None = None
+) -> Standings:
+    """Start or resume the tournament in its folder and play it to the end, its engines
+    started sandboxed (or by ``start_engine``, if given) or on the config's cluster; the final
+    standings (also written in the folder).
+
+    The folder (and the deal book, if any) is checked first, then the engines (on a
+    cluster, on every worker as the run starts); only then is a new run's state written.
+    InputError (or OSError) for what cannot be used; EngineChecksInterrupted for Ctrl-C
+    while the engines are checked, KeyboardInterrupt during the games (finished ones kept).
+    """
+    config, out = job.config, job.out
+    access = job.access.model_copy(update={"cluster": config.cluster})
+    key = access.referee_key()
+    book = access.deal_book()
+    with locked_run(out):
+        play, cluster = playing_for(
+            access, config, out, config.engines, events.notices, start_engine
+        )
+        state, games = prepare(config, out, book)
+        already = len(existing_records(out, [g.setup.game_id for g in games]))
+        run = state.config
+        if cluster is None:
+            check_before_games(run.engines, play.start_engine, run)
+        start_run_folder(out, state)
+        at_once = play.at_once(run.concurrency, access.concurrency_given)
+        events.started(TournamentStart(run, len(games), already, at_once, play.status))
+        options = RunOptions(
+            key=key,
+            out=out,
+            events=RunEvents(events.game_done, events.engine_out),
+            log_traffic=job.log_traffic,
+            start_engine=play.start_engine,
+            book=book,
+            play_on=play.place,
+            live_views=live_views_safe(run.sandbox, run.concurrency),
+        )
+        return run_tournament(state, games, options)
