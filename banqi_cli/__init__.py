@@ -4,12 +4,22 @@ Nothing imports this package; it imports them all.
 
 - ``entry``: the ``banqi`` executable; it imports nothing heavy before it can catch Ctrl-C.
 - ``main``: the ``banqi`` command group.
-- ``options``: options and argument types shared by several commands.
+- ``output``: everything the run commands print: lines, notes, errors, the exit after
+  Ctrl-C.
+- ``param_types``: argument and option types (a rule set, a finite float, a position, ...).
+- ``game_options``: ``--rules`` and the clock options.
+- ``run_options``: a run's seed, traffic log, sandbox, key, deal book and cluster options.
+- ``engine_args``: engines given as ``[NAME=]COMMAND``.
 - ``engine``: ``banqi engine`` and the ``banqi-engine`` executable.
-- ``referee_commands``: ``banqi match`` and ``banqi replay``.
+- ``match_command``: ``banqi match``.
+- ``match_lines``: the lines ``banqi match`` prints.
+- ``referee_commands``: ``banqi replay`` and ``banqi reasons``.
 - ``tournament_command``: ``banqi tournament``.
+- ``tournament_lines``: the lines ``banqi tournament`` prints.
 - ``sprt_command``: ``banqi sprt``.
+- ``sprt_lines``: the lines ``banqi sprt`` prints.
 - ``tune_command``: ``banqi tune``.
+- ``tune_lines``: the lines ``banqi tune`` prints.
 - ``deals_command``: ``banqi deals``.
 - ``gui_command``: ``banqi gui`` (the ``gui`` extra).
 - ``perft_commands``: ``banqi perft``, and the ``banqi bench`` group (perft and search).

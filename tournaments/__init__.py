@@ -1,28 +1,48 @@
 """tournaments: runs of many games between engines (round-robins, gauntlets, matches,
 SPRTs, tuning), their standings and statistics.
 
-Configs and schedules:
+One core runs them all (as fastchess's SPRT is a stop rule of one tournament): one pair
+schedule, one config base, one way to open a run folder, one pair counter under the stop
+rules, one runner; and each kind of run is one library call (a ``*_job`` module) that the
+command line only parses options for.
 
-- ``config``: a tournament as data: engines, format, rounds, rules, clock, seed, workers.
-- ``schedule``: every pairing (round-robin or gauntlet) and round, one hidden layout a pair.
-- ``match_config``: a match's data: two engines, games in pairs on one layout.
-- ``differences``: what a resumed config changes, in words.
+The run core:
 
-Runs:
-
-- ``state``: the run folder of a tournament and its lock: config, records, what is missing.
+- ``run_config``: what every run's config shares, and which of its fields may change on
+  resume.
+- ``pairs``: the pair schedule (game ``i`` on deal ``i // 2``, the seats swapped) and the
+  game ids.
+- ``pair_count``: ``PairCounter``, games counted in complete pairs in pair order until a
+  stop rule ends the run (on its own: a fixed number of games).
+- ``run_folder``: a run folder's state file opened for a new or resumed run, its lock, its
+  records.
 - ``run_kinds``: each kind of run by its state file, and what a new run refuses.
+- ``run_access``: what a run may read and what its engines must not see; default folders.
+- ``engine_places``: where games are played (sandboxed here, or on a cluster), and the
+  check of every engine before the first game.
+- ``differences``: what a resumed config changes, in words.
 - ``runner``: games played K at once, each record saved the moment its game ends.
 - ``cluster``: games played as Dask tasks on workers.
 - ``failures``: faults in a row, who is out, and the records of forfeited games.
+
+The kinds of run:
+
+- ``config``: a tournament as data: engines, format, rounds, rules, clock, seed, workers.
+- ``schedule``: every pairing (round-robin or gauntlet) and round, one hidden layout a pair.
+- ``state``: a tournament's state file, ``tournament.json``.
 - ``play``: a whole tournament from a config and a run folder, resume included.
+- ``tournament_job``: a whole tournament as one call: keys, books, engines, lock, resume.
+- ``match_config``: a match's data: two engines, games in pairs on one layout.
 - ``match``: a match as a resumable run.
 - ``match_score``: a match to a score: its points, the pairs counted, the ``MatchVerdict``.
+- ``match_job``: a whole match as one call.
 - ``sprt``: the GSPRT on pentanomial counts: LLR, bounds, normalized Elo.
-- ``sprt_run``: an SPRT as a resumable run.
+- ``sprt_run``: an SPRT as a resumable run, its verdict a stop rule over the pair counter.
 - ``sprt_chart``: its ``sprt.html``.
+- ``sprt_job``: a whole SPRT as one call.
 - ``tune``: SPSA: the parameter file, the gains, a pair's perturbation and update, the state.
 - ``tune_run``: a tuning run.
+- ``tune_job``: a whole tuning run as one call.
 - ``selfplay``: in-process matches between two built-in players (``SelfPlayGame``), for strength.
 - ``referee_bench``: the referee's own CPU cost per ply.
 
