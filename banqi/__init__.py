@@ -8,6 +8,8 @@ DCTP and no asyncio to learn (see ``docs/api.md``). It re-exports the game itsel
 - ``result``: ``PlayResult``, what an engine answered to one ``genmove``.
 - ``refereed_game``: ``play_game``, one refereed game between two engines, returning its record;
   ``deal``, the hidden layout a seed deals.
+- ``refereed_match``: ``run_match``, a whole match between two engines in a run folder,
+  resumable, as ``banqi match`` plays it.
 - ``errors``: the API's own errors, each under ``BanqiError``.
 - ``_args``: the API's arguments checked and turned into the project's types.
 - ``_loop``: an asyncio event loop in a daemon thread of its own, for the blocking API.
@@ -23,6 +25,7 @@ from referee.record import GameRecord, read_record
 from ._args import rule_set
 from .errors import ArgumentError
 from .refereed_game import deal, play_game
+from .refereed_match import run_match
 from .result import PlayResult
 from .simple_engine import Engine
 
@@ -40,4 +43,5 @@ __all__ = [
     "play_game",
     "read_record",
     "rule_set",
+    "run_match",
 ]

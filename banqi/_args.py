@@ -11,6 +11,8 @@ from pydantic import ValidationError
 from banqi_engine.errors import RulesInputError
 from banqi_engine.rules import RuleSet, resolve_rules
 from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name
+from referee.sandbox import SandboxMode
+from referee.timecontrol import TimeControl
 
 from .errors import ArgumentError
 
@@ -87,3 +89,29 @@ def distinct(specs: tuple[EngineSpec, EngineSpec]) -> tuple[EngineSpec, EngineSp
         first.model_copy(update={"name": f"{base} #1"}),
         second.model_copy(update={"name": f"{base} #2"}),
     )
+
+
+def time_control(time: float, increment: float, move_time: float | None) -> TimeControl:
+    """The clock of each player; ArgumentError for a bad value."""
+    try:
+        return TimeControl(time=time, increment=increment, move_time=move_time)
+    except ValidationError as error:
+        raise ArgumentError(field_words(error, "time")) from None
+
+
+def field_words(error: ValidationError, what: str) -> str:
+    """A pydantic error as one line: ``first: Input should be less than or equal to 1``."""
+    parts = [
+        f"{'.'.join(str(part) for part in item['loc']) or what}: {item['msg']}"
+        for item in error.errors()
+    ]
+    return "; ".join(parts)
+
+
+def sandbox_mode(sandbox: str) -> SandboxMode:
+    """The sandbox mode named ``sandbox``; ArgumentError for another word."""
+    try:
+        return SandboxMode(sandbox)
+    except ValueError:
+        allowed = ", ".join(mode.value for mode in SandboxMode)
+        raise ArgumentError(f"unknown sandbox {sandbox!r}; allowed: {allowed}") from None

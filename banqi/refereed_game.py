@@ -16,17 +16,27 @@ from typing import Final
 from pydantic import ValidationError
 
 from banqi_engine.pieces import Piece
-from referee.deals import deal_secret, key_locations, layout_from_secret, new_seed
+from referee.deals import deal_secret, layout_from_secret, new_seed
 from referee.engine_start import EngineFactory, process_engines
 from referee.game_runner import PlayedGame
 from referee.game_runner import play_game as referee_play_game
 from referee.game_setup import DEFAULT_STALL_TIMEOUT, GameSetup, game_setup
 from referee.record import GameRecord
-from referee.sandbox import INSTALL_HINT, Isolation, SandboxMode, referee_secrets
+from referee.sandbox import INSTALL_HINT, Isolation, SandboxMode
 from referee.storage import save_game
 from referee.timecontrol import TimeControl
+from tournaments.run_access import RUNS_FOLDER, RunAccess
 
-from ._args import EngineLike, RulesLike, distinct, engine_spec, rule_set
+from ._args import (
+    EngineLike,
+    RulesLike,
+    distinct,
+    engine_spec,
+    field_words,
+    rule_set,
+    sandbox_mode,
+    time_control,
+)
 from ._loop import BackgroundLoop
 from .errors import ArgumentError
 
@@ -86,8 +96,8 @@ def play_game(
     """
     chosen = new_seed() if seed is None else seed
     secret = _secret(chosen, key)
-    time_control = _time_control(time, increment, move_time)
-    setup = _setup(engine_a, engine_b, rules, time_control, chosen, first, stall_timeout, game_id)
+    clock = time_control(time, increment, move_time)
+    setup = _setup(engine_a, engine_b, rules, clock, chosen, first, stall_timeout, game_id)
     folder = None if out is None else Path(out)
     factory = _engines(sandbox, folder)
     loop = BackgroundLoop("banqi play_game")
@@ -101,13 +111,6 @@ def play_game(
     if folder is not None:
         save_game(folder, played.record, played.transcript)
     return played.record
-
-
-def _time_control(time: float, increment: float, move_time: float | None) -> TimeControl:
-    try:
-        return TimeControl(time=time, increment=increment, move_time=move_time)
-    except ValidationError as error:
-        raise ArgumentError(_words(error, "time")) from None
 
 
 def _setup(
@@ -133,28 +136,15 @@ def _setup(
             stall_timeout=stall_timeout,
         )
     except ValidationError as error:
-        raise ArgumentError(_words(error, "game")) from None
-
-
-def _words(error: ValidationError, what: str) -> str:
-    """A pydantic error as one line: ``first: Input should be less than or equal to 1``."""
-    parts = [
-        f"{'.'.join(str(part) for part in item['loc']) or what}: {item['msg']}"
-        for item in error.errors()
-    ]
-    return "; ".join(parts)
+        raise ArgumentError(field_words(error, "game")) from None
 
 
 def _engines(sandbox: str, out: Path | None) -> EngineFactory:
     """How the engines are started: sandboxed as the referee does (``process_engines``),
-    the user's referee key files and ``out`` out of their sight."""
-    try:
-        mode = SandboxMode(sandbox)
-    except ValueError:
-        allowed = ", ".join(mode.value for mode in SandboxMode)
-        raise ArgumentError(f"unknown sandbox {sandbox!r}; allowed: {allowed}") from None
-    hidden = referee_secrets(key_locations(None), [] if out is None else [out])
-    factory, isolation = process_engines(mode, hidden)
+    out of their sight what a run's engines may not see (``RunAccess.hidden``: the referee
+    key files, ``out`` and the runs folder)."""
+    mode = sandbox_mode(sandbox)
+    factory, isolation = process_engines(mode, RunAccess().hidden(out or RUNS_FOLDER))
     if isolation is Isolation.NONE and mode is SandboxMode.AUTO:
         warnings.warn(
             f"no sandbox works on this machine, engines are NOT isolated; {INSTALL_HINT}",

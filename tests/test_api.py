@@ -4,6 +4,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ from banqi.errors import (
 from banqi_engine.layout import format_layout
 from banqi_engine.pieces import COLOUR_NAMES
 from protocol.errors import EngineStartError, EngineTerminatedError, EngineTimeoutError
+from referee.record import GameRecord
+from tournaments.match_job import MatchOutcome
 
 RECORDING = """
 def received(line):
@@ -243,3 +246,35 @@ def test_play_game_with_a_seed_is_reproducible_and_complete(tmp_path: Path) -> N
     assert (tmp_path / "0" / "games" / "game-42.json").is_file()
     assert (tmp_path / "0" / "games" / "game-42.txt").is_file()
     assert banqi.deal(43) != banqi.deal(42)
+
+
+def test_run_match_plays_paired_games_saves_them_and_resumes(tmp_path: Path) -> None:
+    key = tmp_path / "referee.key"
+    key.write_bytes(b"k" * 32)
+    seen: list[str] = []
+    args = ([ENGINE, "--level", "0", "--seed", "1"], [ENGINE, "--level", "1"])
+
+    def match(on_game: Callable[[GameRecord], None]) -> MatchOutcome:
+        return banqi.run_match(
+            *args,
+            out=tmp_path / "m",
+            games=2,
+            time=10.0,
+            rules="casual",
+            seed=5,
+            key_file=key,
+            on_game=on_game,
+        )
+
+    outcome = match(lambda record: seen.append(record.game_id))
+    assert [r.game_id for r in outcome.records] == ["g0001", "g0002"] == sorted(seen)
+    first, second = outcome.records
+    assert first.layout == second.layout and (first.first, second.first) == (0, 1)
+    assert sorted(p.name for p in (tmp_path / "m" / "games").glob("*.json")) == [
+        "g0001.json",
+        "g0002.json",
+    ]
+    again = match(lambda record: seen.append("again"))
+    assert again.records == outcome.records and "again" not in seen
+    with pytest.raises(banqi.ArgumentError, match="games"):
+        banqi.run_match(*args, out=tmp_path / "n", games=0)

@@ -28,6 +28,7 @@ def test_the_page_has_its_examples() -> None:
     assert len(codes) >= 6
     assert any("banqi.Engine.popen" in code and ".play(" in code for code in codes)
     assert any("banqi.play_game(" in code for code in codes)
+    assert any("banqi.run_match(" in code for code in codes)
 
 
 @pytest.mark.parametrize("number", range(len(examples())))
@@ -36,6 +37,7 @@ def test_an_example_runs(number: int, tmp_path: Path) -> None:
     script.write_text(examples()[number], encoding="utf-8")
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["BANQI_REFEREE_KEY"] = str(tmp_path / "referee.key")  # the key a match example makes
     done = subprocess.run(
         [sys.executable, str(script)],
         cwd=tmp_path,
