@@ -210,7 +210,7 @@ def tournament_command(
     job = TournamentJob(
         config=config, out=out, log_traffic=log_traffic, access=access.access(config.cluster)
     )
-    events = TournamentProgress(out, seed, quiet).events()
+    events = TournamentProgress(out, config.seed, quiet).events()
     standings = output.run_job(
         lambda: run_tournament_job(job, events),
         lambda: output.interrupted(

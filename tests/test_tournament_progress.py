@@ -116,3 +116,17 @@ def test_remaining_estimate_counts_only_games_played_now(
     assert "elapsed 0:00:30, left ~0:03:30 | leader y 1/1" in printed[0]
     assert "[4/10]" in printed[1]
     assert "elapsed 1:00:00, left ~3:00:00" in printed[1]
+
+
+def test_the_header_names_a_config_files_seed(tmp_path: Path) -> None:
+    """The seed of the config (a file's, here), not only one given by --seed."""
+    args = tournament_args(tmp_path)
+    engines = [args[i + 1].split("=", 1) for i in range(0, 6, 2)]
+    config = tmp_path / "t.toml"
+    config.write_text(
+        "seed = 7\n" + "".join(f'[[engines]]\nname = "{n}"\ncommand = {c!r}\n' for n, c in engines),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(tournament_command, [str(config), *args[6:10]])
+    assert result.exit_code == 0, result.output
+    assert "seed 7, 1 at once" in result.stdout.splitlines()[0]
