@@ -18,27 +18,18 @@ from tournaments.match_job import MatchEvents, MatchJob, MatchOutcome, MatchStar
 from tournaments.match_score import MatchScore
 from tournaments.run_access import RunAccess
 
-from ._args import (
-    EngineLike,
-    RulesLike,
-    distinct,
-    engine_spec,
-    field_words,
-    rule_set,
-    sandbox_mode,
-    time_control,
-)
+from . import _args
 from .errors import ArgumentError
 from .refereed_game import DEFAULT_GAME_TIME
 
 
 def run_match(
-    engine_a: EngineLike,
-    engine_b: EngineLike,
+    engine_a: _args.EngineLike,
+    engine_b: _args.EngineLike,
     *,
     out: str | os.PathLike[str],
     games: int = 2,
-    rules: RulesLike = "olympiad",
+    rules: _args.RulesLike = "olympiad",
     time: float = DEFAULT_GAME_TIME,
     increment: float = 0.0,
     move_time: float | None = None,
@@ -60,11 +51,11 @@ def run_match(
     with each record as its game ends. InputError for what cannot be used (a folder that
     holds another run, a missing engine), ArgumentError for bad arguments.
     """
-    engines = distinct((engine_spec(engine_a), engine_spec(engine_b)))
+    engines = _args.distinct((_args.engine_spec(engine_a), _args.engine_spec(engine_b)))
     chosen, clock, mode = (
-        rule_set(rules),
-        time_control(time, increment, move_time),
-        sandbox_mode(sandbox),
+        _args.rule_set(rules),
+        _args.time_control(time, increment, move_time),
+        _args.sandbox_mode(sandbox),
     )
     try:
         config = MatchConfig(
@@ -79,7 +70,7 @@ def run_match(
         )
         score = None if first_to is None else MatchScore(first_to=first_to)
     except ValidationError as error:
-        raise ArgumentError(field_words(error, "match")) from None
+        raise ArgumentError(_args.field_words(error, "match")) from None
     access = RunAccess(key_file=None if key_file is None else Path(key_file))
     job = MatchJob(config=config, seed_given=seed is not None, score=score, access=access)
     return run_match_job(job, _events(on_game))

@@ -4,6 +4,7 @@ Each block runs as a script of its own, in a fresh folder, with this environment
 ``banqi-engine`` first on the PATH and a time limit.
 """
 
+import functools
 import os
 import re
 import subprocess
@@ -31,6 +32,12 @@ def test_the_page_has_its_examples() -> None:
     assert any("banqi.run_match(" in code for code in codes)
 
 
+run_script = functools.partial(
+    subprocess.run, capture_output=True, text=True, timeout=LIMIT, check=False
+)
+"""A script run to its end, its output kept."""
+
+
 @pytest.mark.parametrize("number", range(len(examples())))
 def test_an_example_runs(number: int, tmp_path: Path) -> None:
     script = tmp_path / f"example_{number}.py"
@@ -38,14 +45,6 @@ def test_an_example_runs(number: int, tmp_path: Path) -> None:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["BANQI_REFEREE_KEY"] = str(tmp_path / "referee.key")  # the key a match example makes
-    done = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=LIMIT,
-        check=False,
-    )
+    done = run_script([sys.executable, str(script)], cwd=tmp_path, env=env)
     assert done.returncode == 0, f"example {number} failed:\n{done.stdout}\n{done.stderr}"
     assert done.stdout.strip(), f"example {number} printed nothing"
