@@ -66,6 +66,8 @@ attempt("key-variable", lambda: "BANQI_REFEREE_KEY" in os.environ)
 attempt("run-folder", lambda: os.listdir(SECRETS["run"]))
 attempt("records", lambda: glob.glob(SECRETS["run"] + "/**/*.json", recursive=True))
 attempt("referee-output", lambda: read(SECRETS["output"]))
+# Only the referee is looked at, and no output pipe is read: reading one (the other
+# engine's, or the test runner's own channel) would take lines meant for someone else.
 for entry in os.listdir("/proc"):
     if not entry.isdigit():
         continue
@@ -75,11 +77,11 @@ for entry in os.listdir("/proc"):
         continue
     if int(entry) == os.getpid() or b"spy.py" in command:
         continue  # itself, or the sandbox that runs it
-    if b"banqi_cli" in command or b"pytest" in command:
+    if int(entry) == os.getppid() or b"banqi_cli" in command:  # the referee
         found.add("referee-process")
         attempt("referee-environment", lambda: read(f"/proc/{entry}/environ"))
         attempt("referee-memory", lambda: read_memory(entry))
-        attempt("referee-stdout", lambda: read(f"/proc/{entry}/fd/1"))
+        attempt("referee-stdout", lambda: os.stat(f"/proc/{entry}/fd/1"))
 REPORT = "spy:" + (",".join(sorted(found)) or "nothing")
 _plain_answer = answer
 
