@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from banqi_engine.errors import MoveError
-from banqi_engine.moves import move_from
+from banqi_engine.moves import Move, move_from
 from banqi_engine.notation import format_move, parse_ply
 from banqi_engine.squares import square_name
 from protocol.errors import ProtocolError
@@ -214,7 +214,7 @@ class PlaySession:
             except MoveError as error:
                 raise SessionError(400, str(error)) from None
             played = len(self.loop.plies)
-            seat.submit(ply.move)
+            self._submit(seat, ply.move)
             await self._settle(lambda: len(self.loop.plies) > played)
             self.hint = None
 
@@ -229,7 +229,7 @@ class PlaySession:
                 keep -= 1
             if keep == 0:
                 raise SessionError(409, "there is no move of yours to take back")
-            seat.submit(TakeBack(keep - 1))
+            self._submit(seat, TakeBack(keep - 1))
             await self._settle(lambda: len(self.loop.plies) == keep - 1 and self._asking())
             self.hint = None
 
@@ -241,7 +241,7 @@ class PlaySession:
             loser = 0 if self.engine is not None else self.loop.mover
             seat = self.persons[loser]
             if seat.on_move.is_set():
-                seat.submit(Resignation(RESIGNED))
+                self._submit(seat, Resignation(RESIGNED))
             else:
                 self.loop.stop(Fault(loser, Reason.RESIGN, RESIGNED))
             await self._settle(lambda: False)
@@ -289,6 +289,14 @@ class PlaySession:
         if self.loop.over:
             raise SessionError(409, f"the game is over: {self._result()}")
         return seat
+
+    def _submit(self, seat: PersonSeat, action: Move | TakeBack | Resignation) -> None:
+        """Hand the action to the loop; SessionError 409 if the person's turn ended first
+        (their time ran out between the request's checks and now)."""
+        try:
+            seat.submit(action)
+        except RuntimeError:
+            raise SessionError(409, f"the turn ended first: {self._result()}") from None
 
     def _asking(self) -> bool:
         """Whether the loop waits for a person's action."""
