@@ -4,6 +4,7 @@ an engine seat kept in step by DCTP, and a game ended from outside."""
 import asyncio
 
 import pytest
+from in_process_engines import engine_spec, in_process
 
 from banqi_engine.game import Game
 from banqi_engine.notation import parse_ply
@@ -21,7 +22,6 @@ from referee.reasons import Reason
 from referee.record import player_info
 from referee.seats import EngineSeat, PersonSeat, PlayerSeat, Resignation, TakeBack
 from referee.timecontrol import TimeControl
-from tests.in_process_engines import engine_spec, in_process
 
 OLYMPIAD = PRESETS["olympiad"]
 SECRET = deal_secret(b"k" * 32, 7, "0")
