@@ -20,7 +20,7 @@ from banqi_engine.moves import Move
 from banqi_engine.notation import Ply
 from banqi_engine.pieces import Colour
 from banqi_engine.rules import RuleSet
-from protocol.connection import EngineConnection
+from protocol.errors import ProtocolError
 from protocol.line_protocol import TrafficLog
 from protocol.messages import Command, format_genmove
 from protocol.session import EngineSession, MoveAnswer
@@ -144,31 +144,30 @@ class EngineSeat:
             self._identified = False
 
     async def open(self, opening: Opening, plies: Sequence[Told]) -> None:
-        """The start of the game, ``name`` and ``version`` the first time, then the echoes
-        of ``plies``. An engine told a game before that fails at it is started afresh."""
+        """The start of the game (with ``name`` and ``version`` the first time), then the
+        echoes of ``plies``. An engine told a game before that fails at it is started
+        afresh."""
         if self._identified:
             try:
                 await self._tell_game(opening, plies)
                 return
-            except Exception:
+            except ProtocolError:
                 await self.close(None, at_once=True)
                 await self.start()
-        await self._start_game(opening)
-        identity = await self._session().identify(opening.stall_timeout)
-        self.info.engine_name, self.info.version = identity.name, identity.version
-        self._identified = True
-        for told in plies:
-            await self.hear(told, opening.stall_timeout)
+        await self._tell_game(opening, plies, identify=True)
 
-    async def _tell_game(self, opening: Opening, plies: Sequence[Told]) -> None:
-        await self._start_game(opening)
-        for told in plies:
-            await self.hear(told, opening.stall_timeout)
-
-    async def _start_game(self, opening: Opening) -> None:
+    async def _tell_game(
+        self, opening: Opening, plies: Sequence[Told], *, identify: bool = False
+    ) -> None:
         session = self._session()
         told = await session.start_game(opening.rules, opening.time_ms, opening.stall_timeout)
         self.info.rules_told = told
+        if identify:
+            identity = await session.identify(opening.stall_timeout)
+            self.info.engine_name, self.info.version = identity.name, identity.version
+            self._identified = True
+        for ply in plies:
+            await self.hear(ply, opening.stall_timeout)
 
     async def play(self, turn: Turn) -> MoveAnswer:
         """Under a per-move limit, ``time_left`` with the move's limit; then ``genmove``."""
@@ -192,11 +191,6 @@ class EngineSeat:
         stop = session.kill() if at_once else session.end_game(result)
         with contextlib.suppress(Exception):
             await asyncio.shield(stop)
-
-    @property
-    def connection(self) -> EngineConnection | None:
-        """The engine's connection while it runs."""
-        return None if self.session is None else self.session.connection
 
     def _session(self) -> EngineSession:
         assert self.session is not None, "the seat is opened first"
