@@ -2,13 +2,15 @@
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import click
 from pydantic import ValidationError
 
 from banqi_common.errors import InputError
+from referee.engine_limits import EngineLimits
 from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
 
 ENGINE_NAME = re.compile(r"^([^\s=/\\]+)=(.+)$", re.DOTALL)
@@ -47,16 +49,125 @@ def engine_specs(engine_a: str, engine_b: str) -> tuple[EngineSpec, EngineSpec]:
     return specs[0], specs[1]
 
 
+def limits_from(assignments: tuple[str, ...]) -> EngineLimits | None:
+    """The limits ``--limit KEY=VALUE`` sets (None without any); a clean error naming the
+    assignment that cannot be used."""
+    if not assignments:
+        return None
+    values: dict[str, str] = {}
+    for text in assignments:
+        key, sep, value = text.partition("=")
+        if not sep or key.strip() not in EngineLimits.model_fields:
+            allowed = ", ".join(EngineLimits.model_fields)
+            raise click.BadParameter(
+                f"{text!r}: expected KEY=VALUE, KEY one of {allowed}", param_hint="--limit"
+            )
+        values[key.strip()] = value.strip()
+    try:
+        return EngineLimits.model_validate(values)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        raise click.BadParameter(f"{where}: {problem['msg']}", param_hint="--limit") from None
+
+
+def check_names(given: Iterable[str], names: Sequence[str], option: str) -> None:
+    """A clean error for a name given to ``option`` that is not one of the run's engines."""
+    for name in given:
+        if name not in names:
+            raise click.BadParameter(
+                f"{name!r} is not an engine of this run ({', '.join(map(repr, names))})",
+                param_hint=option,
+            )
+
+
+def rooms_from(values: tuple[str, ...]) -> dict[str, Path]:
+    """``--cwd NAME=DIR``: each named engine's room, an existing folder."""
+    rooms = {}
+    for value in values:
+        name, sep, folder = value.partition("=")
+        if not sep or not name or not folder:
+            raise click.BadParameter(f"{value!r}: expected NAME=DIR", param_hint="--cwd")
+        path = Path(folder).resolve()
+        if not path.is_dir():
+            raise click.BadParameter(f"{value!r}: {path} is not a folder", param_hint="--cwd")
+        rooms[name] = path
+    return rooms
+
+
+CWD_HELP = (
+    "Run the engine NAME in DIR, its room, writable by it alone (repeatable); engines run in "
+    "a fresh empty folder otherwise."
+)
+
+
+def sandboxed_as_asked(
+    engines: tuple[EngineSpec, EngineSpec],
+    network: tuple[str, ...],
+    limit: tuple[str, ...],
+    cwd: tuple[str, ...],
+) -> tuple[EngineSpec, EngineSpec]:
+    """The engines with the network given to those ``--network`` names, ``--limit``'s
+    limits and ``--cwd``'s rooms; a clean error for a name that is not one of them."""
+    names = [spec.name for spec in engines]
+    check_names(network, names, "--network")
+    rooms = rooms_from(cwd)
+    check_names(rooms, names, "--cwd")
+    limits = limits_from(limit)
+    changed = [
+        spec.model_copy(
+            update={
+                "network": spec.name in network,
+                "cwd": rooms.get(spec.name, spec.cwd),
+                **({"limits": limits} if limits else {}),
+            }
+        )
+        for spec in engines
+    ]
+    return changed[0], changed[1]
+
+
 def engine_pair_arguments(first: str, second: str) -> Callable[[F], F]:
-    """Two engine arguments, ``[NAME=]COMMAND_<first>`` and ``[NAME=]COMMAND_<second>``; the
-    callback receives them as ``engines`` (``engine_specs``)."""
+    """Two engine arguments, ``[NAME=]COMMAND_<first>`` and ``[NAME=]COMMAND_<second>``, with
+    ``--network NAME``, ``--limit KEY=VALUE`` and ``--cwd NAME=DIR``; the callback receives
+    them as ``engines`` (``engine_specs``, then ``sandboxed_as_asked``)."""
 
     def decorate(function: F) -> F:
         @functools.wraps(function)
-        def wrapper(*args: Any, engine_1: str, engine_2: str, **kwargs: Any) -> Any:
-            return function(*args, engines=engine_specs(engine_1, engine_2), **kwargs)
+        def wrapper(
+            *args: Any,
+            engine_1: str,
+            engine_2: str,
+            network: tuple[str, ...],
+            limit: tuple[str, ...],
+            cwd: tuple[str, ...],
+            **kwargs: Any,
+        ) -> Any:
+            engines = sandboxed_as_asked(engine_specs(engine_1, engine_2), network, limit, cwd)
+            return function(*args, engines=engines, **kwargs)
 
-        with_second = click.argument("engine_2", metavar=f"[NAME=]COMMAND_{second}")(wrapper)
+        with_limit = click.option(
+            "--limit",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="A sandbox limit of both engines (repeatable): "
+            + ", ".join(
+                f"{name} (default {field.default})"
+                for name, field in EngineLimits.model_fields.items()
+            )
+            + ".",
+        )(wrapper)
+        with_network = click.option(
+            "--network",
+            multiple=True,
+            metavar="NAME",
+            help="Give the engine NAME the host's network in the sandbox (repeatable); "
+            "engines have only a loopback of their own otherwise.",
+        )(with_limit)
+        with_cwd = click.option("--cwd", multiple=True, metavar="NAME=DIR", help=CWD_HELP)(
+            with_network
+        )
+        with_second = click.argument("engine_2", metavar=f"[NAME=]COMMAND_{second}")(with_cwd)
         return cast(F, click.argument("engine_1", metavar=f"[NAME=]COMMAND_{first}")(with_second))
 
     return decorate

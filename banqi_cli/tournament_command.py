@@ -30,6 +30,7 @@ from tournaments.tournament_job import (
 )
 
 from . import output
+from .engine_args import CWD_HELP, check_names, rooms_from
 from .param_types import choice_option, field_option
 from .run_options import AccessFlags, out_option, played_run_options
 from .tournament_lines import Progress, header
@@ -75,7 +76,11 @@ RENAMED = {"format": "format_"}
 
 
 def _build_config(
-    ctx: click.Context, config_file: Path | None, engine: tuple[str, ...], **flags: Any
+    ctx: click.Context,
+    config_file: Path | None,
+    engine: tuple[str, ...],
+    cwd: tuple[str, ...],
+    **flags: Any,
 ) -> TournamentConfig:
     """The config from CONFIG or from the flags; a flag given on the command line wins
     over the file or the demo's defaults, a time option only over its own field of the
@@ -100,8 +105,12 @@ def _build_config(
         if len(data["engines"]) < 2:
             raise click.UsageError("a tournament needs at least two engines (--engine twice)")
     else:
-        data = {**flags, **DEMO_DEFAULTS, "engines": list(demo_engines())}
+        data = {**flags, **DEMO_DEFAULTS, "engines": [e.model_dump() for e in demo_engines()]}
     data.update(given)
+    rooms = rooms_from(cwd)
+    check_names(rooms, [entry["name"] for entry in data["engines"]], "--cwd")
+    for entry in data["engines"]:
+        entry["cwd"] = rooms.get(entry["name"], entry.get("cwd"))
     if time_given:
         data["time_control"] = {
             **TimeControl.model_validate(data["time_control"]).model_dump(),
@@ -146,6 +155,7 @@ class TournamentProgress:
     metavar="NAME=COMMAND",
     help="An engine (repeat). Without engines or CONFIG: the built-in demo field.",
 )
+@click.option("--cwd", multiple=True, metavar="NAME=DIR", help=CWD_HELP)
 @field_option(
     "--rounds",
     model=TournamentConfig,

@@ -15,8 +15,11 @@ engine-side loop, and the driver side (a process, and the session a driver speak
   ``MoveAnswer``, a ply told, the end.
 - ``rules_told``: what an engine must be told of a rule set.
 - ``cpu``: the CPU time of an engine's whole process group, from ``/proc``.
+- ``resource_watch``: ``ResourceWatch``, the limits an engine process runs under, as its
+  client asks them.
 - ``connection``: ``EngineConnection``, what a driver needs of an engine, a process or not.
 - ``in_process``: ``InProcessEngine``, the engine loop answered inside this process.
 - ``errors``: ``ProtocolError`` and ``EngineError`` (an engine that cannot start, ends,
-  times out or answers wrongly), and the syntax errors of commands and replies.
+  times out, answers wrongly or reaches a limit), and the syntax errors of commands and
+  replies.
 """

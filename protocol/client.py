@@ -16,16 +16,21 @@ import ctypes
 import ctypes.util
 import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Final, Self
 
-from .errors import EngineStartError, EngineTimeoutError
+from .errors import EngineError, EngineLimitError, EngineStartError, EngineTimeoutError
 from .line_protocol import DEFAULT_MAX_LINE_BYTES, FAULT_GRACE, EngineLineProtocol, TrafficLog
 from .messages import Command, Reply
+from .resource_watch import ResourceWatch
+
+WATCH_INTERVAL: Final = 0.25
+"""Seconds between looks at an engine's limits while a command waits."""
 
 
 def _load_prctl() -> Callable[[], None] | None:
@@ -62,10 +67,12 @@ class EngineClient:
         transport: asyncio.SubprocessTransport,
         protocol: EngineLineProtocol,
         isolation: str = "none",
+        watch: ResourceWatch | None = None,
     ) -> None:
         self._transport = transport
         self._protocol = protocol
         self._closed = False
+        self._watch = watch
         self.isolation = isolation
         """How the process is kept apart from this one (the caller's word: ``none`` unless
         ``command`` runs the engine in a sandbox)."""
@@ -82,18 +89,28 @@ class EngineClient:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         log_stderr: bool = True,
         isolation: str = "none",
+        watch: ResourceWatch | None = None,
+        before_exec: Callable[[], None] | None = None,
     ) -> Self:
         """Start ``command`` (program and arguments) in a new session with piped stdio.
 
         ``env`` replaces the whole environment when given; ``name`` (default: the
         program's file name) names the engine in errors; ``traffic_log`` receives
         every line (``log_stderr`` False keeps stderr lines out of it); ``isolation``
-        names the sandbox ``command`` starts the engine in, if any. Raises
-        EngineStartError when the program cannot be run.
+        names the sandbox ``command`` starts the engine in, if any, and ``watch`` its
+        limits (a reached limit is an EngineLimitError); ``before_exec`` runs in the child
+        between fork and exec. Raises EngineStartError when the program cannot be run.
         """
         if not command:
             raise ValueError("an engine command needs at least the program")
         engine_name = name if name is not None else Path(command[0]).name
+
+        def prepare_child() -> None:
+            if _die_with_parent is not None:
+                _die_with_parent()
+            if before_exec is not None:
+                before_exec()
+
         loop = asyncio.get_running_loop()
         protocol = EngineLineProtocol(engine_name, traffic_log, max_line_bytes, log_stderr)
         try:
@@ -106,13 +123,15 @@ class EngineClient:
                 cwd=cwd,
                 env=None if env is None else dict(env),
                 start_new_session=True,
-                preexec_fn=_die_with_parent,
+                preexec_fn=prepare_child,
             )
-        except OSError as error:
+        except (OSError, subprocess.SubprocessError) as error:
+            if watch is not None:
+                watch.release()
             raise EngineStartError(
                 engine_name, f"cannot start {list(command)!r}: {error}"
             ) from error
-        return cls(transport, protocol, isolation)
+        return cls(transport, protocol, isolation, watch)
 
     async def __aenter__(self) -> Self:
         return self
@@ -160,21 +179,55 @@ class EngineClient:
     async def request_timed(self, command: Command, timeout: float | None) -> tuple[Reply, float]:
         """Like :meth:`request`, also returning the seconds from sending to the reply line."""
         protocol = self._protocol
-        protocol.check_usable()
-        if protocol.broken:
-            await self._wait_exit(FAULT_GRACE)
-            raise protocol.fault_now()
-        sent_at = time.monotonic()
-        waiter = protocol.write(command)
         try:
-            async with asyncio.timeout(timeout):
-                reply, received_at = await waiter.future
-        except TimeoutError:
+            protocol.check_usable()
             if protocol.broken:
-                raise protocol.fault_now() from None
-            assert timeout is not None
-            raise EngineTimeoutError(self.name, command.line(), timeout) from None
+                await self._wait_exit(FAULT_GRACE)
+                raise protocol.fault_now()
+            sent_at = time.monotonic()
+            waiter = protocol.write(command)
+            try:
+                async with asyncio.timeout(timeout):
+                    reply, received_at = await self._watched(waiter.future)
+            except TimeoutError:
+                if protocol.broken:
+                    raise protocol.fault_now() from None
+                assert timeout is not None
+                raise EngineTimeoutError(self.name, command.line(), timeout) from None
+        except EngineError as error:
+            breach = await self._breach_after(error)
+            if breach is None:
+                raise
+            raise breach from error
         return reply, received_at - sent_at
+
+    async def _watched(self, future: "asyncio.Future[tuple[Reply, float]]") -> tuple[Reply, float]:
+        """The reply, looking at the engine's limits every ``WATCH_INTERVAL`` meanwhile and
+        once it came: a limit reached stops the engine (EngineLimitError)."""
+        watch = self._watch
+        if watch is None:
+            return await future
+        while True:
+            done, _ = await asyncio.wait({future}, timeout=WATCH_INTERVAL)
+            breach = watch.breach(self.pid, None, self.stderr_tail)
+            if breach is not None:
+                future.cancel()
+                await self.kill()
+                raise EngineLimitError(self.name, breach.kind, breach.words)
+            if done:
+                return future.result()
+
+    async def _breach_after(self, error: EngineError) -> EngineLimitError | None:
+        """The limit behind a failure, if the engine reached one (it is stopped then)."""
+        if self._watch is None or isinstance(error, EngineLimitError):
+            return None
+        if not isinstance(error, EngineTimeoutError) and not self._protocol.exited.is_set():
+            await self._wait_exit(FAULT_GRACE)
+        breach = self._watch.breach(self.pid, self.returncode, self.stderr_tail)
+        if breach is None:
+            return None
+        await self.kill()
+        return EngineLimitError(self.name, breach.kind, breach.words)
 
     async def quit(self, timeout: float = 1.0, term_timeout: float = 0.5) -> int | None:
         """End the engine and its process group, and return its exit status.
@@ -208,6 +261,8 @@ class EngineClient:
         finally:
             self._closed = True
             self._transport.close()
+            if self._watch is not None:
+                self._watch.release()
 
     async def _wait_exit(self, timeout: float) -> None:
         with contextlib.suppress(TimeoutError):

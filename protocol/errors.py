@@ -103,3 +103,14 @@ class WrongReplyIdError(EngineError):
         self.expected = expected
         self.received = received
         self.line = line
+
+
+class EngineLimitError(EngineError):
+    """The engine went over a limit of its sandbox and was stopped; ``kind`` says which
+    (``memory``, ``processes``, ``room``, ``cpu``), ``words`` what happened."""
+
+    def __init__(self, engine: str, kind: str, words: str) -> None:
+        super().__init__(engine, words)
+        self.args = (engine, kind, words)
+        self.kind = kind
+        self.words = words

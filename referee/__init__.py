@@ -25,8 +25,14 @@ The engines:
 - ``engine_start``: the engine factory: processes, sandboxed or not, by default.
 - ``engine_check``: each engine started and handshaken before a run's first game.
 - ``sandbox``: what a sandboxed engine sees, as a ``bwrap`` or ``unshare`` command.
-- ``sandbox_view``: ``EngineView``, one sandboxed engine's view of the file system.
-- ``sandbox_launch``: inside ``unshare``: the mounts, then the engine run unprivileged.
+- ``sandbox_view``: ``EngineView``, one sandboxed engine's world: what it sees, its room,
+  its network.
+- ``sandbox_launch``: inside ``unshare``: the new root, then the engine run unprivileged.
+- ``engine_limits``: ``EngineLimits`` (memory, processes, room, CPU time) and the
+  resource limits that enforce some of them.
+- ``cgroups``: a control group per engine, where one can be made: memory and processes.
+- ``engine_watch``: ``SandboxWatch``, which limit an engine reached, and how a limited
+  engine is started.
 
 Deals and records:
 

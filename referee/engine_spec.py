@@ -2,10 +2,20 @@
 
 import shlex
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 from banqi_common.errors import InputError
+
+from .engine_limits import EngineLimits
 
 NAME_LIMIT = 80
 """Longest engine name, in characters."""
@@ -28,10 +38,28 @@ class EngineSpec(BaseModel):
     )
     read_only: tuple[Path, ...] = Field(
         default=(),
-        description="Paths the sandboxed engine may read although they are in the private "
-        "/tmp (relative to cwd); its program and the files its command names need not be "
-        "listed.",
+        description="Further paths the sandboxed engine may read (relative to cwd); the "
+        "system's folders, its program, its Python and the files its command names need "
+        "not be listed.",
     )
+    network: bool = Field(
+        default=False,
+        description="Keep the host's network in the sandbox (else only a loopback of its own).",
+    )
+    limits: EngineLimits = Field(
+        default_factory=EngineLimits, description="What the sandboxed engine may use."
+    )
+
+    @model_serializer(mode="wrap")
+    def _leave_out_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``network`` and ``limits`` only when they are not the defaults (state files and
+        configs written before them read back as they were)."""
+        data: dict[str, Any] = handler(self)
+        if not self.network:
+            data.pop("network", None)
+        if self.limits == EngineLimits():
+            data.pop("limits", None)
+        return data
 
     @field_validator("name")
     @classmethod

@@ -19,12 +19,14 @@ from protocol.line_protocol import TrafficLog
 
 from .deals import KEY_ENV
 from .engine_spec import EngineSpec
+from .engine_watch import limited_start
 from .sandbox import (
     Isolation,
     SandboxMode,
     SandboxViewError,
     choose_isolation,
     engine_view,
+    resolved_command,
     wrap_command,
 )
 
@@ -53,41 +55,55 @@ async def start_engine_process(spec: EngineSpec, traffic_log: TrafficLog | None)
     )
 
 
-def _check_program(spec: EngineSpec, cwd: Path, env: dict[str, str]) -> None:
-    """Refuse a program that cannot run before a sandbox hides why."""
-    program = spec.command[0]
+def _check_program(spec: EngineSpec, program: str, env: dict[str, str]) -> None:
+    """Refuse a program (``program``: the spec's, resolved) that cannot run before a sandbox
+    hides why."""
+    given = list(spec.command)
     if "/" in program:
-        path: str | None = str(cwd / program)
-        if not os.path.isfile(str(path)) or not os.access(str(path), os.X_OK):
-            why = "no such file" if not os.path.exists(str(path)) else "not an executable file"
-            raise EngineStartError(spec.name, f"cannot start {list(spec.command)!r}: {why}")
+        if not os.path.isfile(program) or not os.access(program, os.X_OK):
+            why = "no such file" if not os.path.exists(program) else "not an executable file"
+            raise EngineStartError(spec.name, f"cannot start {given!r}: {why}")
     elif shutil.which(program, path=env.get("PATH", os.defpath)) is None:
-        raise EngineStartError(
-            spec.name, f"cannot start {list(spec.command)!r}: {program!r} is not on the PATH"
-        )
+        raise EngineStartError(spec.name, f"cannot start {given!r}: {program!r} is not on the PATH")
 
 
 def sandboxed_engines(isolation: Isolation, hidden: Sequence[Path]) -> EngineFactory:
-    """A factory that starts each engine as a process with ``isolation``, the ``hidden``
-    paths (the referee's secrets) out of its sight."""
+    """A factory that starts each engine as a process with ``isolation``, in a room of its
+    own, within its limits, the ``hidden`` paths (the referee's secrets) out of its sight."""
     if isolation is Isolation.NONE:
         return start_engine_process
 
     async def start(spec: EngineSpec, traffic_log: TrafficLog | None) -> EngineClient:
-        cwd = (spec.cwd or Path.cwd()).resolve()
+        base = (spec.cwd or Path.cwd()).resolve()
+        if not base.is_dir():
+            raise EngineStartError(spec.name, f"its working directory {base} is not a folder")
+        command = resolved_command(spec.command, base)
         env = engine_environment(spec.env)
-        _check_program(spec, cwd, env)
+        _check_program(spec, command[0], env)
         try:
-            view = engine_view(spec.command, cwd, spec.read_only, hidden, env.get("PATH"))
+            view = engine_view(
+                command,
+                base if spec.cwd is not None else None,
+                spec.read_only,
+                hidden,
+                env.get("PATH"),
+                network=spec.network,
+                tmp_bytes=spec.limits.room_bytes,
+            )
         except SandboxViewError as error:
             raise EngineStartError(spec.name, str(error)) from None
+        env = {k: v for k, v in env.items() if k not in ("HOME", "TMPDIR")}
+        env["HOME"] = str(view.cwd)  # the referee's home is out of sight
+        env.update({k: v for k, v in spec.env.items() if k in ("HOME", "TMPDIR")})
+        limited = limited_start(spec.limits)
         return await EngineClient.start(
-            wrap_command(isolation, view, list(spec.command)),
-            cwd=cwd,
+            wrap_command(isolation, view, command),
             env=env,
             name=spec.name,
             traffic_log=traffic_log,
             isolation=isolation.value,
+            watch=limited.watch,
+            before_exec=limited.before_exec,
         )
 
     return start

@@ -4,6 +4,7 @@
 from dataclasses import dataclass
 
 from protocol.errors import (
+    EngineLimitError,
     EnginePipeClosedError,
     EngineStartError,
     EngineTerminatedError,
@@ -12,7 +13,7 @@ from protocol.errors import (
 )
 from protocol.session import EngineIdleError, RulesNotTakenError
 
-from .reasons import Reason
+from .reasons import LIMIT_REASONS, Reason
 
 
 @dataclass
@@ -47,9 +48,12 @@ def fault_of(player: int, error: ProtocolError, *, allowance: Allowance | None =
 
     No reply in time is a stall, or, to a ``genmove`` (whose ``allowance`` is given), a
     time loss; either way the engine stopped answering, as it did when it used no CPU for
-    its idle limit. An engine that did not take rules it must be told refused them. A dead
-    process or a closed pipe is a crash; anything else it said is an unreadable reply.
+    its idle limit, or when it reached a limit of its sandbox (and was stopped). An engine
+    that did not take rules it must be told refused them. A dead process or a closed pipe
+    is a crash; anything else it said is an unreadable reply.
     """
+    if isinstance(error, EngineLimitError):
+        return Fault(player, LIMIT_REASONS[error.kind], error.words, stopped_answering=True)
     if isinstance(error, EngineTimeoutError):
         if allowance is not None:
             detail = (

@@ -24,6 +24,10 @@ class Reason(StrEnum):
     RESIGN = "resign"
     RULES_REFUSED = "rules-refused"
     FORFEIT = "forfeit"
+    MEMORY_LIMIT = "memory-limit"
+    PROCESS_LIMIT = "process-limit"
+    ROOM_LIMIT = "room-limit"
+    CPU_LIMIT = "cpu-limit"
 
     @classmethod
     def of_board_end(cls, end: BoardEnd) -> "Reason":
@@ -135,4 +139,39 @@ _FACTS: dict[Reason, _Facts] = {
         "forfeited",
         "the loser's engine kept failing and its remaining games were forfeited without play",
     ),
+    Reason.MEMORY_LIMIT: _Facts(
+        False,
+        True,
+        "went over its memory limit",
+        "the loser's processes together used more memory than its sandbox allows "
+        "(limits.memory_mib): the kernel ended one, and the referee the rest",
+    ),
+    Reason.PROCESS_LIMIT: _Facts(
+        False,
+        True,
+        "went over its process limit",
+        "the loser tried to run more processes and threads at once than its sandbox allows "
+        "(limits.processes)",
+    ),
+    Reason.ROOM_LIMIT: _Facts(
+        False,
+        True,
+        "filled its room",
+        "the loser filled its private /tmp and room, or wrote a file larger than its "
+        "sandbox allows (limits.room_mib)",
+    ),
+    Reason.CPU_LIMIT: _Facts(
+        False,
+        True,
+        "went over its CPU-time limit",
+        "a process of the loser used more CPU time than its sandbox allows (limits.cpu_seconds)",
+    ),
 }
+
+LIMIT_REASONS: dict[str, Reason] = {
+    "memory": Reason.MEMORY_LIMIT,
+    "processes": Reason.PROCESS_LIMIT,
+    "room": Reason.ROOM_LIMIT,
+    "cpu": Reason.CPU_LIMIT,
+}
+"""The reason of each kind of limit an engine can reach (``EngineLimitError.kind``)."""

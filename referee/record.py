@@ -58,6 +58,12 @@ class PlayerInfo(BaseModel):
     isolation: Isolation | None = Field(
         default=None, description="How the engine was kept apart from the referee."
     )
+    network: bool | None = Field(
+        default=None,
+        description="Whether the engine had the host's network: asked for (network = true) "
+        "or not sandboxed; false when it had only a loopback of its own; absent in-process "
+        "and in records written before network namespaces.",
+    )
     rules_told: bool | None = Field(
         default=None,
         description="Under rules other than the platform's: whether the engine took them "

@@ -1,10 +1,13 @@
-"""Where engines run: their own PID and mount namespaces, the referee's secrets out of sight.
+"""Where engines run: their own PID, mount and network namespaces, the referee's secrets
+out of sight.
 
-An engine started sandboxed sees the file system read-only except its working
-directory (writable) and a private ``/tmp``; the referee key, the run folder and the
-referee's output files are covered; ``/proc`` shows only the engine's own processes.
-When the namespace's first process ends, the kernel ends every process in it, and
-that process dies with the referee.
+Default deny: an engine started sandboxed sees the system's folders, its program and its
+Python read-only, and its room writable (its configured ``cwd``, or a fresh folder of
+its private, size-bounded ``/tmp``); nothing else of the file system, and, inside what it
+sees, the referee key, the run folders and the referee's output files are covered.
+``/proc`` shows only its own processes, and it has a loopback of its own and no other
+network unless its entry says ``network = true``. When the namespace's first process
+ends, the kernel ends every process in it, and that process dies with the referee.
 
 Built from existing tools, best first: bubblewrap (``bwrap``), else util-linux
 ``unshare`` with :mod:`referee.sandbox_launch` arranging the mounts inside it, else
@@ -28,7 +31,21 @@ from banqi_common.errors import InputError
 from .sandbox_view import EngineView
 
 PRIVATE_TMP: Final = Path("/tmp")
-"""Replaced by an empty private folder inside the sandbox."""
+"""Replaced by an empty private tmpfs of a bounded size inside the sandbox."""
+ROOM: Final = PRIVATE_TMP / "room"
+"""The working directory of an engine with no ``cwd`` of its own: a fresh, empty folder."""
+DEFAULT_TMP_BYTES: Final = 256 << 20
+SYSTEM_PATHS: Final = tuple(
+    Path(path)
+    for path in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+)
+"""The system's folders every engine sees, read-only (those that exist here)."""
+HIDDEN_NAMES: Final = frozenset({"banqi-runs", "dask-scratch-space", "dask-worker-space"})
+"""Folders covered wherever they are found in what an engine sees."""
+NOT_SCANNED: Final = frozenset({".git", "site-packages", "node_modules", "__pycache__"})
+SCAN_DEPTH: Final = 3
+SCAN_LIMIT: Final = 5000
+"""How deep, and through how many folders, what is shown is searched for run folders."""
 OWN_PACKAGES: Final = Path(__file__).resolve().parent.parent
 """The folder our packages are imported from (site-packages, or the source tree of an
 editable install): shown to engines, so that our own engine runs inside."""
@@ -66,8 +83,9 @@ class Isolation(StrEnum):
 
 
 ISOLATION_WORDS: Final = {
-    Isolation.BWRAP: "bubblewrap: own PID and mount namespaces, read-only file system",
-    Isolation.UNSHARE: "util-linux unshare: own PID and mount namespaces, read-only file system",
+    Isolation.BWRAP: "bubblewrap: own PID, mount and network namespaces, a room of its own",
+    Isolation.UNSHARE: "util-linux unshare: own PID, mount and network namespaces, a room of "
+    "its own",
     Isolation.NONE: "NOT ISOLATED: engines can read what the referee's user can read",
     Isolation.IN_PROCESS: "in the referee's process (tests only)",
 }
@@ -99,7 +117,15 @@ def _works(argv: list[str]) -> bool:
 @functools.cache
 def working_isolations() -> tuple[Isolation, ...]:
     """The isolations that start a trial process on this machine, best first (once per run)."""
-    trial = EngineView(cwd=Path("/"), read_only=(), hidden=())
+    trial = EngineView(
+        cwd=ROOM,
+        own_room=True,
+        tmp_bytes=1 << 20,
+        system=tuple(path for path in SYSTEM_PATHS if path.exists() or path.is_symlink()),
+        read_only=(),
+        hidden=(),
+        network=False,
+    )
     found = [
         isolation
         for isolation in (Isolation.BWRAP, Isolation.UNSHARE)
@@ -121,7 +147,7 @@ def choose_isolation(mode: SandboxMode) -> Isolation:
 
 
 def wrap_command(isolation: Isolation, view: EngineView, command: list[str]) -> list[str]:
-    """The command line that runs ``command`` with ``isolation`` and the file system ``view``."""
+    """The command line that runs ``command`` with ``isolation`` in the world ``view``."""
     if isolation is Isolation.BWRAP:
         return _bwrap_command(view, command)
     if isolation is Isolation.UNSHARE:
@@ -131,15 +157,25 @@ def wrap_command(isolation: Isolation, view: EngineView, command: list[str]) -> 
 
 def _bwrap_command(view: EngineView, command: list[str]) -> list[str]:
     # Mount order matters: later mounts cover earlier ones.
-    argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv += ["--tmpfs", str(PRIVATE_TMP)]
+    argv = ["bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+    argv += [] if view.network else ["--unshare-net"]
+    argv += ["--die-with-parent", "--cap-drop", "ALL"]
+    for path in view.system:
+        if path.is_symlink():
+            argv += ["--symlink", os.readlink(path), str(path)]
+        else:
+            argv += ["--ro-bind", str(path), str(path)]
+    argv += ["--dev", "/dev", "--proc", "/proc"]
+    argv += ["--size", str(view.tmp_bytes), "--tmpfs", str(PRIVATE_TMP)]
     for path in view.read_only:
         argv += ["--ro-bind", str(path), str(path)]
-    argv += ["--bind", str(view.cwd), str(view.cwd)]
+    if view.own_room:
+        argv += ["--dir", str(view.cwd)]
+    else:
+        argv += ["--bind", str(view.cwd), str(view.cwd)]
     for path in view.hidden:
         argv += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
-    argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
-    argv += ["--cap-drop", "ALL", "--chdir", str(view.cwd), "--", *command]
+    argv += ["--remount-ro", "/", "--chdir", str(view.cwd), "--", *command]
     return argv
 
 
@@ -148,59 +184,122 @@ def _unshare_command(view: EngineView, command: list[str]) -> list[str]:
     if os.geteuid() != 0:
         argv.append("--map-root-user")
     argv += ["--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--ipc", "--uts"]
+    argv += [] if view.network else ["--net"]
     launch = [sys.executable, "-I", str(LAUNCHER), view.model_dump_json()]
     return [*argv, "--", *launch, "--", *command]
 
 
 def _folder_to_show(path: Path) -> Path:
-    """The folder a needed file is shown with: its own, or the whole virtual environment it
-    belongs to (a venv's programs need its ``lib`` too)."""
+    """The folder a needed file is shown with: its own, the whole virtual environment it
+    belongs to (a venv's programs need its ``lib`` too), or the whole pyenv installation
+    a pyenv shim belongs to (the shim runs pyenv)."""
     folder = path if path.is_dir() else path.parent
     for candidate in (folder, *folder.parents):
         if (candidate / "pyvenv.cfg").is_file():
             return candidate
+    if folder.name == "shims" and (folder.parent / "libexec").is_dir():
+        return folder.parent
     return folder
+
+
+def _is_system(path: Path) -> bool:
+    return any(path == system or path.is_relative_to(system) for system in SYSTEM_PATHS)
+
+
+@functools.lru_cache(maxsize=256)
+def _runs_within(folder: Path) -> list[Path]:
+    """Run folders (any folder holding a ``games`` folder), default run folders and Dask
+    scratch folders found in ``folder``, looked for a few levels deep."""
+    found: list[Path] = []
+    level = [folder]
+    seen = 0
+    for _ in range(SCAN_DEPTH + 1):
+        below: list[Path] = []
+        for parent in level:
+            try:
+                entries = [e for e in os.scandir(parent) if e.is_dir(follow_symlinks=False)]
+            except OSError:
+                continue
+            names = {entry.name for entry in entries}
+            if "games" in names and parent != folder:
+                found.append(parent)
+                continue
+            for entry in entries:
+                seen += 1
+                if entry.name in HIDDEN_NAMES:
+                    found.append(Path(entry.path))
+                elif seen < SCAN_LIMIT and entry.name not in NOT_SCANNED:
+                    below.append(Path(entry.path))
+        level = below
+    return found
+
+
+def resolved_command(command: Sequence[str], base: Path) -> list[str]:
+    """``command`` with each word that names a path relative to ``base`` (the program if it
+    has a slash, any word with a slash or naming a file there) made absolute: the engine
+    runs in a room of its own, not in ``base``."""
+    words = list(command)
+    for index, word in enumerate(words):
+        if not word or word.startswith("-") or os.path.isabs(word):
+            continue
+        candidate = base / word
+        names_a_path = candidate.exists() if "/" in word else candidate.is_file()
+        if ("/" in word and index == 0) or (index > 0 and names_a_path):
+            words[index] = os.path.abspath(candidate)
+    return words
 
 
 def engine_view(
     command: Sequence[str],
-    cwd: Path,
+    cwd: Path | None,
     read_only: Iterable[Path],
     hidden: Iterable[Path],
     search_path: str | None = None,
+    *,
+    network: bool = False,
+    tmp_bytes: int = DEFAULT_TMP_BYTES,
 ) -> EngineView:
-    """What one engine sees: its working directory, what it needs from the private
-    ``/tmp`` shown read-only, and the referee's secrets it could otherwise see, covered.
+    """What one engine sees (``command`` already resolved by :func:`resolved_command`):
+    the system's folders, its program, its Python and ``read_only`` (relative to ``cwd``),
+    read-only; its room (``cwd``, or a fresh folder of its private ``/tmp``), writable;
+    and none of the referee's secrets (``hidden``), run folders or Dask scratch space.
 
     Shown: the folders of its program (found on ``search_path`` if it is a bare name) and
-    of every file its command names, the referee's own Python environment and packages
-    (which run our engine), each as its whole virtual environment if it is in one, and
-    ``read_only``.
+    of every file its command names, the referee's own Python and packages (which run our
+    engine), each as its whole virtual environment if it is in one, and ``read_only``.
     Raises SandboxViewError when the working directory is inside a secret.
     """
-    cwd = cwd.resolve()
-    files = [cwd / word for word in command if "/" in word]
+    base = (cwd or Path.cwd()).resolve()
+    files = [Path(word) for word in command if os.path.isabs(word)]
     program = shutil.which(command[0], path=search_path) if "/" not in command[0] else None
     files += [Path(program)] if program else []
-    files += [Path(sys.prefix), Path(sys.executable), OWN_PACKAGES]
+    files += [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable), OWN_PACKAGES]
     needed = [_folder_to_show(Path(os.path.abspath(f))) for f in files if f.exists()]
     needed += [_folder_to_show(f.resolve()) for f in files if f.exists()]
-    needed += [(cwd / path).resolve() for path in read_only]
-    shown = sorted({p for p in needed if p.is_relative_to(PRIVATE_TMP) and p.exists()})
+    needed += [(base / path).resolve() for path in read_only]
+    shown = sorted({p for p in needed if p.exists() and not _is_system(p)})
     secrets = sorted({p for p in (h.resolve() for h in hidden) if p.exists()})
+    room = base if cwd is not None else ROOM
     for secret in secrets:
-        if cwd.is_relative_to(secret):
+        if cwd is not None and room.is_relative_to(secret):
             raise SandboxViewError(
-                f"an engine's working directory {cwd} is inside {secret}, which engines must "
+                f"an engine's working directory {room} is inside {secret}, which engines must "
                 "not see (the run folder or a key file): give the engine another cwd"
             )
-    seen = [cwd, *shown]
-    covered = [
-        p
-        for p in secrets
-        if not p.is_relative_to(PRIVATE_TMP) or any(p.is_relative_to(s) for s in seen)
-    ]
-    return EngineView(cwd=cwd, read_only=tuple(shown), hidden=tuple(covered))
+    seen = [*shown, *([room] if cwd is not None else [])]
+    covered = {p for p in secrets if any(p.is_relative_to(s) for s in seen)}
+    for folder in seen:
+        covered.update(_runs_within(folder))
+    system = tuple(path for path in SYSTEM_PATHS if path.exists() or path.is_symlink())
+    return EngineView(
+        cwd=room,
+        own_room=cwd is None,
+        tmp_bytes=tmp_bytes,
+        system=system,
+        read_only=tuple(p for p in shown if p != room),
+        hidden=tuple(sorted(p for p in covered if p != room)),
+        network=network,
+    )
 
 
 def referee_secrets(key_files: Iterable[Path], run_folders: Iterable[Path]) -> list[Path]:

@@ -1,4 +1,4 @@
-"""``EngineView``: what one sandboxed engine sees of the file system (passed to the launcher)."""
+"""``EngineView``: what one sandboxed engine sees and may do (passed to the launcher)."""
 
 from pathlib import Path
 
@@ -6,13 +6,23 @@ from pydantic import BaseModel, ConfigDict
 
 
 class EngineView(BaseModel):
-    """The engine's file system: everything read-only, except as listed here."""
+    """The engine's world: nothing of the file system but what is listed here."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     cwd: Path
-    """The working directory, writable."""
+    """The working directory, the engine's room, writable by it alone."""
+    own_room: bool
+    """Whether the room is a fresh folder of the private ``/tmp`` (else a folder of the
+    host, the engine's configured ``cwd``)."""
+    tmp_bytes: int
+    """Size of the private ``/tmp``."""
+    system: tuple[Path, ...]
+    """The system's folders, shown read-only (a symbolic link is shown as the link)."""
     read_only: tuple[Path, ...]
-    """Paths inside the private ``/tmp`` shown read-only (the engine's program and files)."""
+    """Further paths shown read-only: the engine's program, its Python, the paths given."""
     hidden: tuple[Path, ...]
-    """Folders covered by an empty one, files by an empty file: the referee's secrets."""
+    """Paths inside what is shown, covered: folders by an empty one, files by an empty
+    file (the referee's secrets, run folders)."""
+    network: bool
+    """Whether the engine keeps the host's network (else: only a loopback of its own)."""

@@ -141,6 +141,8 @@ class EngineSeat:
             connection = await self._factory(self.spec, self._traffic_log)
             self.session = EngineSession(connection)
             self.info.isolation = Isolation(connection.isolation)
+            if self.info.isolation is not Isolation.IN_PROCESS:
+                self.info.network = self.spec.network or self.info.isolation is Isolation.NONE
             self._identified = False
 
     async def open(self, opening: Opening, plies: Sequence[Told]) -> None:

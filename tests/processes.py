@@ -1,7 +1,9 @@
 """Test helpers for runs in other processes: this environment's scripts, and waiting for
 what the processes do."""
 
+import os
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -26,3 +28,22 @@ def wait_for(what: str, condition: Callable[[], object], timeout: float = 60.0) 
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout:g}s waiting for {what}")
         time.sleep(0.02)
+
+
+def run_banqi(
+    args: list[str], cwd: Path, home: Path, timeout: float = 120.0
+) -> "subprocess.CompletedProcess[str]":
+    """``banqi ARGS`` run in ``cwd`` as a user whose home is ``home`` (its referee key is
+    made there), its output kept."""
+    env = {**os.environ, "HOME": str(home)}
+    for name in ("XDG_CONFIG_HOME", "BANQI_REFEREE_KEY"):
+        env.pop(name, None)
+    return subprocess.run(
+        [sys.executable, "-c", "from banqi_cli.main import cli; cli()", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

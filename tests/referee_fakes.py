@@ -6,7 +6,8 @@ when none is left; ``legal=True`` makes it track the whole game from the echoes
 with ``banqi_engine`` and play the first legal move. Custom code, pasted in
 before the main loop, rebinds ``on_genmove``, ``on_echo``, ``answer`` or
 ``choose`` to misbehave. Every fake process appends its pid to ``<name>.pids``
-in its folder; fakes that start helpers write their pids to ``<name>.children``.
+in its folder; fakes that start helpers write their pids to ``<name>.children``
+(sandboxed, only when the folder is the fake's room, its ``cwd``).
 """
 
 import asyncio
@@ -41,8 +42,11 @@ genmoves = 0
 
 
 def note(kind, value):
-    with open(os.path.join(HERE, f"{NAME}.{kind}"), "a") as handle:
-        handle.write(f"{value}\n")
+    try:
+        with open(os.path.join(HERE, f"{NAME}.{kind}"), "a") as handle:
+            handle.write(f"{value}\n")
+    except OSError:
+        pass  # sandboxed without its folder as its room: it cannot write there
 
 
 def first_process():
@@ -50,6 +54,8 @@ def first_process():
         os.close(os.open(os.path.join(HERE, f"{NAME}.first"), os.O_CREAT | os.O_EXCL))
     except FileExistsError:
         return False
+    except OSError:
+        pass
     return True
 
 

@@ -32,6 +32,11 @@ def command_line(fake: Fake) -> str:
     return shlex.join([sys.executable, fake.script.name])
 
 
+def rooms(*fakes: Fake) -> list[str]:
+    """``--cwd`` for each fake: its folder is its room, where it notes its pids."""
+    return [f"--cwd={PYTHON} {fake.script.name}={fake.folder}" for fake in fakes]
+
+
 def default_sigint() -> None:
     """In the child before exec: SIGINT back to its default action.
 
@@ -243,6 +248,7 @@ def test_ctrl_c_stops_the_match_cleanly_and_keeps_finished_records(
         command_line(slow),
         command_line(other),
         *("--games", "4", "--out", str(out), "--log-traffic"),
+        *rooms(slow, other),
         cwd=slow.folder,
         interruptible=True,
     )
@@ -292,6 +298,7 @@ def test_the_summary_counts_wins_draws_and_losses_exactly(
         command_line(player),
         *("--games", "2", "--rules", str(rules), "--seed", "4"),
         *("--key-file", str(key), "--out", str(out)),
+        *rooms(resigner, player),
         cwd=folder,
     )
     status, stdout, stderr = finish(process)

@@ -62,6 +62,7 @@ def tournament_args(engines: Path, tmp_path: Path) -> list[str]:
     return [
         "--engine",
         f"crasher={crasher}",
+        f"--cwd=crasher={engines}",  # the crasher writes its start log there
         "--engine",
         f"alpha={banqi_engine()} --level 0 --seed 1",
         "--engine",
@@ -93,8 +94,7 @@ def loser(record: GameRecord) -> str | None:
 def faulty_run(engines: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     """A finished run with the crasher: its folder, its stdout and its stderr."""
     tmp_path = tmp_path_factory.mktemp("faults")
-    with contextlib.chdir(engines):  # the crasher writes there: a sandboxed engine's cwd
-        result = CliRunner().invoke(tournament_command, tournament_args(engines, tmp_path))
+    result = CliRunner().invoke(tournament_command, tournament_args(engines, tmp_path))
     assert result.exit_code == 0, result.output
     return tmp_path, result.stdout, result.stderr
 

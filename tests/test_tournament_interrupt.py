@@ -107,6 +107,7 @@ class Run:
         self.out = tmp_path / "run"
         self.args = [
             *(f"--engine={fake.name}={shlex.join(fake.command)}" for fake in self.fakes),
+            *(f"--cwd={fake.name}={fake.folder}" for fake in self.fakes),
             *("--rules", "casual", "--rounds", "2", "--concurrency", "2", "--seed", "3"),
             *("--out", str(self.out), "--key-file", str(tmp_path / "referee.key")),
         ]

@@ -1,0 +1,320 @@
+"""Hostile engines under the default ``banqi match``: each attack fails for the engine and
+the run's results stand.
+
+Each attacker is a fake (``referee_fakes``) with the attack pasted in; it tells what it
+achieved through its answer to ``name``, which the record keeps. Where it helps, the same
+attack is also shown to work without the sandbox, so the test can tell.
+"""
+
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from processes import run_banqi
+from referee_fakes import Fake, write_fake
+
+from referee.cgroups import cgroup_place
+from referee.record import GameRecord
+from referee.sandbox import Isolation, working_isolations
+
+pytestmark = pytest.mark.skipif(
+    working_isolations()[0] is Isolation.NONE, reason="no sandbox works on this machine"
+)
+
+REPORTING = r"""
+_plain_answer = answer
+
+
+def answer(i, words):
+    if i == 1:
+        reply(1, "report:" + REPORT)
+    else:
+        _plain_answer(i, words)
+"""
+
+
+def attacker(folder: Path, name: str, attack: str) -> Fake:
+    """A legal-playing fake that runs ``attack`` (which sets ``REPORT``) as it starts."""
+    return write_fake(folder, name, attack + REPORTING, legal=True)
+
+
+def command(fake: Fake) -> str:
+    return f"{fake.name}={sys.executable} {fake.script.name}"
+
+
+def records(out: Path) -> list[GameRecord]:
+    paths = sorted((out / "games").glob("*.json"))
+    return [GameRecord.model_validate_json(path.read_text()) for path in paths]
+
+
+def reports(out: Path, name: str) -> set[str]:
+    return {
+        (player.engine_name or "").removeprefix("report:")
+        for record in records(out)
+        for player in record.players
+        if player.name == name
+    }
+
+
+def match(work: Path, *engines: str, games: int = 2, extra: tuple[str, ...] = ()) -> Path:
+    """``banqi match`` of the engines in ``work`` (which must succeed); its run folder."""
+    out = work / f"run-{len(list(work.glob('run-*')))}"
+    args = ["match", *engines, "--games", str(games), "--rules", "casual", "--out", str(out)]
+    done = run_banqi([*args, *extra], work, work.parent / "home")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "home").mkdir()
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return folder
+
+
+REWRITE = r"""
+results = []
+for target in (os.path.join(HERE, "victim.py"), os.path.join(HERE, "planted.txt")):
+    try:
+        with open(target, "a") as handle:
+            handle.write("\nraise SystemExit(3)\n")
+        results.append("wrote")
+    except OSError:
+        results.append("refused")
+REPORT = ",".join(results)
+"""
+
+
+def test_an_engine_cannot_rewrite_its_opponent_or_the_referees_folder(work: Path) -> None:
+    victim = write_fake(work, "victim", legal=True)
+    before = victim.script.read_bytes()
+    hostile = attacker(work, "hostile", REWRITE)
+    out = match(work, command(hostile), command(victim), games=4)
+    assert reports(out, "hostile") == {"refused,refused"}
+    assert victim.script.read_bytes() == before
+    assert not (work / "planted.txt").exists()
+    games = records(out)
+    assert len(games) == 4
+    assert all(record.reason.is_board_end for record in games)
+    # the attack is real: unsandboxed, it breaks the victim
+    match(work, command(hostile), command(victim), games=1, extra=("--sandbox", "off"))
+    assert victim.script.read_bytes() != before
+
+
+READ_OLD = r"""
+import glob
+found = glob.glob(os.path.join(HERE, "**", "*.json"), recursive=True)
+found = [path for path in found if "/games/" in path]
+REPORT = f"records:{len(found)}"
+"""
+
+
+def test_an_engine_reads_no_earlier_run(work: Path) -> None:
+    """Neither a run of its own --out nor one in banqi-runs/ beside its program."""
+    plain = write_fake(work, "plain", legal=True)
+    other = write_fake(work, "other", legal=True)
+    earlier = match(work, command(plain), command(other))
+    default = run_banqi(
+        ["match", command(plain), command(other), "--games", "2", "--rules", "casual"],
+        work,
+        work.parent / "home",
+    )
+    assert default.returncode == 0, default.stderr
+    on_disk = [p for p in work.rglob("*.json") if p.parent.name == "games"]
+    assert len(on_disk) == 4 and any("banqi-runs" in str(p) for p in on_disk)
+    assert records(earlier)
+    reader = attacker(work, "reader", READ_OLD)
+    out = match(work, command(reader), command(other))
+    assert reports(out, "reader") == {"records:0"}
+    # unsandboxed, the same engine reads them all
+    out = match(work, command(reader), command(other), extra=("--sandbox", "off"))
+    assert all(int(words.removeprefix("records:")) >= 4 for words in reports(out, "reader"))
+
+
+DIAL = r"""
+import socket
+
+
+def listening_ports():
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A":
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+reached = []
+for port in sorted(listening_ports() | {__PORT__}):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        reached.append(port)
+    except OSError:
+        pass
+REPORT = f"seen:{len(listening_ports())},reached:{__PORT__ in reached}"
+"""
+
+
+class Listener:
+    """A TCP listener on the host's loopback that counts the connections it accepts."""
+
+    def __init__(self) -> None:
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self.socket.getsockname()[1]
+        self.accepted = 0
+        self.socket.settimeout(0.2)
+        self.open = True
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while self.open:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                continue
+            self.accepted += 1
+            connection.close()
+
+    def close(self) -> None:
+        self.open = False
+        self.thread.join()
+        self.socket.close()
+
+
+def test_an_engine_reaches_no_port_of_the_host_unless_given_the_network(work: Path) -> None:
+    listener = Listener()
+    try:
+        dialler = attacker(work, "dialler", DIAL.replace("__PORT__", str(listener.port)))
+        other = write_fake(work, "other", legal=True)
+        out = match(work, command(dialler), command(other))
+        assert reports(out, "dialler") == {"seen:0,reached:False"}
+        assert listener.accepted == 0
+        assert {p.network for r in records(out) for p in r.players} == {False}
+        given = match(work, command(dialler), command(other), extra=("--network", "dialler"))
+        (seen_and_reached,) = reports(given, "dialler")
+        assert seen_and_reached.endswith("reached:True") and listener.accepted > 0
+        networks = {p.name: p.network for r in records(given) for p in r.players}
+        assert networks == {"dialler": True, "other": False}
+    finally:
+        listener.close()
+
+
+def test_an_engine_reaches_no_dask_scheduler(work: Path) -> None:
+    """Under --cluster local:1 the scheduler and worker listen on the host's loopback."""
+    pytest.importorskip("distributed")
+    dialler = attacker(work, "dialler", DIAL.replace("__PORT__", "1"))
+    other = write_fake(work, "other", legal=True)
+    out = match(work, command(dialler), command(other), extra=("--cluster", "local:1"))
+    assert reports(out, "dialler") == {"seen:0,reached:False"}
+    plain = match(
+        work, command(dialler), command(other), extra=("--cluster", "local:1", "--sandbox", "off")
+    )
+    (words,) = reports(plain, "dialler")
+    assert not words.startswith("seen:0,")  # unsandboxed, it sees the cluster's ports
+
+
+def limited_attack(work: Path, code: str, limit: str) -> tuple[list[GameRecord], Fake]:
+    """A match of an engine that runs ``code`` at its first genmove against a plain one."""
+    attack = "def on_genmove(i, words):\n" + "".join(
+        f"    {line}\n" for line in code.strip().splitlines()
+    )
+    attack += "    reply(i, choose(words[2]))\n"
+    hostile = write_fake(work, "hostile", attack, legal=True)
+    other = write_fake(work, "other", legal=True)
+    out = match(work, command(hostile), command(other), extra=("--limit", limit))
+    return records(out), other
+
+
+def lost_by(games: list[GameRecord], name: str, reason: str) -> bool:
+    for record in games:
+        loser = record.players[1 - record.winner] if record.winner is not None else None
+        if loser is None or loser.name != name or record.reason.value != reason:
+            return False
+    return bool(games)
+
+
+needs_cgroups = pytest.mark.skipif(
+    cgroup_place() is None, reason="no control group can be made here"
+)
+
+
+@needs_cgroups
+def test_a_fork_bomb_loses_by_its_process_limit(work: Path) -> None:
+    code = """
+children = 0
+for _ in range(300):
+    try:
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        children += 1
+    except OSError:
+        break
+"""
+    games, _ = limited_attack(work, code, "processes=40")
+    assert lost_by(games, "hostile", "process-limit")
+    assert all("40 processes" in (record.detail or "") for record in games)
+
+
+@needs_cgroups
+def test_an_engine_that_allocates_too_much_loses_by_its_memory_limit(work: Path) -> None:
+    code = """
+hoard = [b"\\x01" * (64 << 20) for _ in range(40)]
+"""
+    games, _ = limited_attack(work, code, "memory_mib=256")
+    assert lost_by(games, "hostile", "memory-limit")
+
+
+def test_an_engine_that_fills_its_room_loses_and_leaves_nothing(work: Path) -> None:
+    code = """
+chunk = b"\\x01" * (1 << 20)
+for n in range(64):
+    try:
+        with open(f"fill-{n}", "wb") as handle:
+            for _ in range(8):
+                handle.write(chunk)
+    except OSError:
+        break
+time.sleep(2)
+"""
+    before = sum(p.stat().st_size for p in work.rglob("*") if p.is_file())
+    games, _ = limited_attack(work, code, "room_mib=32")
+    assert lost_by(games, "hostile", "room-limit")
+    after = sum(
+        p.stat().st_size
+        for p in work.rglob("*")
+        if p.is_file() and not p.is_relative_to(work / "run-0")
+    )
+    assert after - before < 1 << 20  # the room was a tmpfs: nothing written stays
+
+
+def test_a_file_larger_than_the_room_ends_its_writer(work: Path) -> None:
+    code = """
+with open("big", "wb") as handle:
+    for _ in range(40):
+        handle.write(b"\\x01" * (1 << 20))
+"""
+    games, _ = limited_attack(work, code, "room_mib=16")
+    assert lost_by(games, "hostile", "room-limit")
+    assert all("larger than" in (record.detail or "") for record in games)
+
+
+def test_limits_are_checked_on_the_command_line(work: Path) -> None:
+    plain, other = write_fake(work, "plain"), write_fake(work, "other")
+    for bad, words in (
+        ("memory=3", "KEY one of memory_mib"),
+        ("processes=0", "greater than or equal to 1"),
+    ):
+        done = run_banqi(
+            ["match", command(plain), command(other), "--limit", bad], work, work.parent / "home"
+        )
+        assert done.returncode == 2 and words in done.stderr, done.stderr
