@@ -76,9 +76,16 @@ def cluster_note(address: str, mode: SandboxMode) -> None:
     note(f"games played on the Dask cluster {address}, engines sandboxed: {mode.value}")
 
 
+def network_note(name: str) -> None:
+    """An engine given the host's network (said even when quiet)."""
+    note(f"warning: engine {name!r} keeps the host's network in its sandbox (network = true)")
+
+
 def notices(quiet: bool = False) -> Notices:
     """A job's notices, printed on stderr (the sandbox line left out when ``quiet``)."""
-    return Notices(lambda isolation, mode: isolation_note(isolation, mode, quiet), cluster_note)
+    return Notices(
+        lambda isolation, mode: isolation_note(isolation, mode, quiet), cluster_note, network_note
+    )
 
 
 class UntoldRules:

@@ -15,6 +15,7 @@ from referee.sandbox import (
     choose_isolation,
     engine_view,
     keep_referee_private,
+    resolved_command,
 )
 
 from .cluster import NEEDS_DASK, Cluster, ClusterError, WorkerEngines
@@ -57,7 +58,8 @@ def sandboxed_engines(
     factory, isolation = process_engines(mode, list(hidden))
     if isolation is not Isolation.NONE:
         for spec in engines:
-            engine_view(spec.command, spec.cwd or Path.cwd(), spec.read_only, list(hidden), None)
+            command = resolved_command(spec.command, (spec.cwd or Path.cwd()).resolve())
+            engine_view(command, spec.cwd, spec.read_only, list(hidden), None)
     return factory, isolation
 
 
@@ -112,13 +114,19 @@ def live_views_safe(mode: SandboxMode, concurrency: int) -> bool:
     return concurrency == 1 or choose_isolation(mode) is not Isolation.NONE
 
 
+def _no_network_notice(name: str) -> None:
+    pass
+
+
 @dataclass(frozen=True)
 class Notices:
     """What a job says besides its results (the command line prints it on stderr): how the
-    engines are isolated (or the warning that they are not), where the games are played."""
+    engines are isolated (or the warning that they are not), where the games are played,
+    and each engine that keeps the host's network."""
 
     isolation: Callable[[Isolation, SandboxMode], None]
     cluster: Callable[[str, SandboxMode], None]
+    network: Callable[[str], None] = _no_network_notice
 
 
 def playing_for(
@@ -134,6 +142,10 @@ def playing_for(
     started by ``start_engine`` if given (a script's own engines), else sandboxed."""
     if start_engine is not None:
         return Playing(start_engine), None
+    if config.sandbox is not SandboxMode.OFF:
+        for spec in engines:
+            if spec.network:
+                notices.network(spec.name)
     hidden = access.hidden(out)
     if access.cluster is not None:
         cluster = connect_cluster(access.cluster, access.tls, config.sandbox, hidden)
