@@ -1,4 +1,5 @@
-"""Where a run's files go: ``games/<game_id>.json``, ``.txt`` and ``.dctp.log``."""
+"""Where a run's files go: ``games/<game_id>.json``, ``.txt`` and ``.dctp.log`` (and
+``.held`` beside a withheld record, ``referee.held``)."""
 
 from pathlib import Path
 
@@ -26,6 +27,11 @@ def record_path(out: Path, game_id: str) -> Path:
 def traffic_path(out: Path, game_id: str) -> Path:
     """The DCTP transcript of a game in a run folder."""
     return out / GAMES_DIR / f"{game_id}.dctp.log"
+
+
+def held_path(out: Path, game_id: str) -> Path:
+    """What a game's withheld record leaves out, sealed (``referee.held``)."""
+    return out / GAMES_DIR / f"{game_id}.held"
 
 
 def save_game(out: Path, record: GameRecord, transcript: str | None = None) -> Path:
