@@ -494,8 +494,9 @@ def test_an_engine_working_in_the_run_folder_is_refused(tmp_path: Path) -> None:
         pytest.skip("no sandbox works on this machine")
     out = tmp_path / "run"
     out.mkdir()
-    with contextlib.chdir(out):
-        result = CliRunner().invoke(cli, [*match_args(tmp_path, out), "--key-file", "../k"])
+    args = match_args(tmp_path, out, f"--cwd=a={out}")  # a room inside the run folder
+    args[1] = f"a={args[1]}"
+    result = CliRunner().invoke(cli, [*args, "--key-file", str(tmp_path / "k")])
     assert result.exit_code == 1
     assert f"working directory {out} is inside {out}" in result.output
     assert not list(out.rglob("*.json"))
