@@ -42,10 +42,8 @@ Deals and records:
 - ``text_record``: the platform's text record, written and read back.
 - ``transcript``: the DCTP transcript of one game, bounded whatever the engines write.
 - ``withheld``: a record with its deal held back, and the same record completed.
-- ``held``: what a withheld record leaves out (transcript, detail), sealed beside it.
 - ``deal_records``: a run's records withheld until their deal is complete.
-- ``storage``: where a run's files go (``games/<game_id>.json``, ``.txt``, ``.dctp.log``,
-  ``.held``).
+- ``storage``: where a run's files go (``games/<game_id>.json``, ``.txt``, ``.dctp.log``).
 - ``replay``: a record replayed, every ply checked against the rules.
 - ``shape_board``: plies checked without their pieces, for withheld records.
 """

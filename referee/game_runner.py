@@ -55,21 +55,17 @@ async def play_game(
     DCTP transcript if asked.
 
     Nothing is written but the live view at ``live_path`` while the game runs (if given;
-    given up, with one warning, at the first write that fails; removed at its end): the
-    caller saves the record and the transcript (see ``referee.deal_records``); a game cut
-    short keeps neither.
+    removed at its end): the caller saves the record and the transcript (see
+    ``referee.deal_records``); a game cut short keeps neither.
     """
     traffic = Transcript() if keep_traffic else None
     seats = engine_seats(setup, start_engine, traffic)
     loop: GameLoop
-    live = live_path
 
     def publish() -> None:
-        nonlocal live
-        if live is not None and loop.record is None:
+        if live_path is not None and loop.record is None:
             infos = [seat.info for seat in seats]
-            if not write_live(live, live_view(setup, infos, loop.plies)):
-                live = None  # warned once: the game goes on without its live view
+            write_live(live_path, live_view(setup, infos, loop.plies))
 
     loop = GameLoop(setup, deal, seats, on_change=publish)
     try:

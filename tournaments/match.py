@@ -15,7 +15,7 @@ from typing import Final, Literal
 
 from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.record import GameRecord
-from referee.storage import make_games_folder
+from referee.storage import GAMES_DIR
 
 from .differences import model_differences
 from .match_config import MatchConfig, match_setups
@@ -112,7 +112,7 @@ def start_match_folder(state: MatchState) -> None:
     played to a score has no ``score`` in it."""
     out = state.config.out
     if MATCH.read(out) is None:
-        make_games_folder(out)
+        (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
         write_state(out, MATCH, state, {"score"} if state.score is None else None)
 
 

@@ -31,7 +31,7 @@ from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.record import GameRecord
-from referee.storage import make_games_folder
+from referee.storage import GAMES_DIR
 
 from . import run_folder
 from .config import ConfigError
@@ -140,7 +140,7 @@ def start_sprt_folder(settings: SprtSettings) -> None:
     saved = SPRT.read(out)
     if saved is not None and saved.config.max_games == settings.config.max_games:
         return
-    make_games_folder(out)
+    (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
     run_folder.write_state(out, SPRT, settings)
 
 
