@@ -32,11 +32,6 @@ class CgroupPlace:
     memory: Path
     pids: Path
 
-    @property
-    def words(self) -> str:
-        """For the run's header line."""
-        return f"cgroup v{self.version}"
-
 
 def _own_groups() -> dict[str, str]:
     """This process's group in each hierarchy, by controller ("" for v2)."""
