@@ -27,6 +27,7 @@ CLOCK_FREE_FILES = frozenset(
         "test_position_strings.py",
         "test_protocol_messages.py",
         "test_ratings.py",
+        "test_record_macs.py",
         "test_reports.py",
         "test_rules_handmade.py",
         "test_rules_model.py",

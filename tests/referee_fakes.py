@@ -24,6 +24,7 @@ from fake_output import FAKE_OUTPUT
 from banqi_engine.rules import PRESETS
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
+from referee.macs import MacKeys
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
 from tournaments.match import open_match, run_match, start_match_folder
@@ -130,6 +131,8 @@ def choose(colour):
 """
 
 TEST_KEY = bytes(range(32))
+TEST_MACS = MacKeys(TEST_KEY)
+"""The MAC keys of ``TEST_KEY``."""
 
 
 def rule_set_fake(accepts: bool) -> str:
