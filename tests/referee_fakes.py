@@ -228,7 +228,8 @@ def play(
         log_traffic=log_traffic,
         stall_timeout=stall_timeout,
     )
-    start_match_folder(open_match(config, seed_given=True))
+    macs = MacKeys(key)
+    start_match_folder(open_match(config, True, macs), macs)
     events = RunEvents(lambda record, standings: None, lambda name, left, last: None)
     options = RunOptions(
         key=key, out=out, events=events, log_traffic=log_traffic, start_engine=start_engine
