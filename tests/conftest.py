@@ -14,6 +14,7 @@ CLOCK_FREE_FILES = frozenset(
         "test_cli_defaults.py",
         "test_cli_inputs.py",
         "test_cli_positions.py",
+        "test_cluster_records.py",
         "test_elo.py",
         "test_endgame.py",
         "test_engine_any_referee.py",

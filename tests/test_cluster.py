@@ -87,7 +87,7 @@ def test_an_engine_missing_on_the_workers_is_refused(tmp_path: Path) -> None:
     missing = EngineSpec(name="gone", command=(str(tmp_path / "no_such_engine"),))
 
     async def check() -> None:
-        async with cluster_player("local:1", ENGINES) as player:
+        async with cluster_player("local:1", ENGINES, MacKeys(KEY)) as player:
             await player.check([level(0), missing], 1000, 5.0, PRESETS["olympiad"])
 
     with pytest.raises(EngineCheckError, match=r"on worker tcp://.*engine 'gone'.*No such file"):

@@ -42,8 +42,9 @@ GamePlayer = Callable[[GameSetup, Deal, bool, Path | None], Awaitable[PlayedGame
 """Plays one game (setup, deal, keep the transcript?, live view path) and returns it
 finished; the runner then saves it. The default plays it here with ``play_game``."""
 
-PlayPlace = Callable[[], AbstractAsyncContextManager[tuple[GamePlayer, int]]]
-"""Opened once for a run: who plays each game, and how many games at once."""
+PlayPlace = Callable[[MacKeys], AbstractAsyncContextManager[tuple[GamePlayer, int]]]
+"""Opened once for a run, with the keys of its records' MACs (a cluster's workers MAC what
+they return): who plays each game, and how many games at once."""
 
 
 def play_here(start_engine: EngineFactory) -> GamePlayer:
@@ -255,7 +256,7 @@ async def run_scheduled(
     if options.play_on is None:
         await run.play_all()
     else:
-        async with options.play_on() as (run.play, run.concurrency):
+        async with options.play_on(run.macs) as (run.play, run.concurrency):
             await run.play_all()
     records = run.ordered()
     standings = standings_from_records(records, run.names, run.deals)
