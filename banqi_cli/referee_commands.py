@@ -7,15 +7,37 @@ import click
 from banqi_common.errors import InputError
 from banqi_engine.errors import RulesInputError
 from banqi_engine.rules import RuleSet, resolve_rules
+from referee.deals import default_key_path, found_referee_key
+from referee.macs import MacKeys, mac_matches
 from referee.reasons import Reason
-from referee.record import read_record
+from referee.record import GameRecord, read_record
 from referee.replay import ReplayReport, replay_game_record, replay_text_record
 from referee.text_record import read_text_record
 
 from .param_types import rules_type
 
+MAC_HINT = "--skip-mac to check the plies alone"
 
-def _print_report(report: ReplayReport, recorded: str) -> None:
+
+def _mac_line(record: GameRecord, key_file: Path | None) -> tuple[str, bool]:
+    """What the check of a JSON record's MAC found, in words, and whether it passed (no
+    key to check it with passes, and says so)."""
+    found = found_referee_key(key_file)
+    if found is None:
+        return f"not checked: no referee key at {default_key_path()} (--key-file KEY)", True
+    path, key = found
+    game_key = MacKeys(key).game(record.seed, record.game_id)
+    if record.mac is None:
+        return f"MISSING: not written by a run of the referee key {path} ({MAC_HINT})", False
+    if not mac_matches(record, record.mac, game_key):
+        return (
+            f"WRONG: not written by the referee key {path}, or changed since ({MAC_HINT})",
+            False,
+        )
+    return f"valid (referee key {path})", True
+
+
+def _print_report(report: ReplayReport, recorded: str, mac: str, mac_ok: bool) -> None:
     if report.withheld:
         click.echo(
             "layout: withheld until the other game of its deal has ended, so the flips, "
@@ -33,9 +55,10 @@ def _print_report(report: ReplayReport, recorded: str) -> None:
         else:
             click.echo("on the board: the game is not over")
     click.echo(f"record says: {recorded}")
+    click.echo(f"mac: {mac}")
     for problem in report.problems:
         click.echo(f"problem: {problem}")
-    if not report.ok:
+    if not (report.ok and mac_ok):
         click.echo("NOT OK")
     elif report.withheld:
         click.echo("ok as far as it can be checked: no ply is impossible (layout withheld)")
@@ -51,28 +74,54 @@ def _print_report(report: ReplayReport, recorded: str) -> None:
     default=None,
     help="Rule set to judge by (default: the record's, or olympiad for text records).",
 )
-def replay_command(record: Path, rules: RuleSet | None) -> None:
-    """Check every ply of a JSON record or a platform text record, and the ending.
+@click.option(
+    "--key-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Referee key to check a JSON record's MAC with. Default: $BANQI_REFEREE_KEY or "
+    "~/.config/banqi/referee.key, if there is one (never made).",
+)
+@click.option(
+    "--skip-mac",
+    is_flag=True,
+    help="Do not check the MAC: a record of another referee's, or one written outside a run "
+    "(banqi gui's games, banqi.play_game's).",
+)
+def replay_command(
+    record: Path, rules: RuleSet | None, key_file: Path | None, skip_mac: bool
+) -> None:
+    """Check every ply of a JSON record or a platform text record, the ending, and a JSON
+    record's MAC.
 
     Exits 0 when every ply is legal and the recorded result agrees with the
     board, 1 otherwise (the first illegal ply and why are printed). A withheld
     record (its layout held back until the other game of its deal has ended) is
     checked as far as that allows, says so, and exits 0 when nothing checked is wrong.
+    With a referee key (--key-file, else the one in its usual place, if any) a JSON
+    record whose MAC is missing or wrong is NOT OK too; the line `mac:` says whether
+    and how the MAC was checked.
     """
+    if skip_mac and key_file is not None:
+        raise click.UsageError("--skip-mac and --key-file do not go together")
     try:
         head = record.read_bytes()[:64].lstrip()
         if head.startswith(b"{"):
             game = read_record(record)
             report = replay_game_record(game, rules)
             recorded = f"{game.result} ({game.reason.value}) after {game.end_ply} plies"
+            if skip_mac:
+                mac, mac_ok = "not checked (--skip-mac)", True
+            else:
+                mac, mac_ok = _mac_line(game, key_file)
         else:
             text = read_text_record(record)
             report = replay_text_record(text, rules or resolve_rules("olympiad"))
             recorded = text.result_line or "(no result line)"
+            mac, mac_ok = "not checked: a text record has none", True
     except (RulesInputError, InputError, OSError) as error:
         raise click.ClickException(str(error)) from None
-    _print_report(report, recorded)
-    if not report.ok:
+    _print_report(report, recorded, mac, mac_ok)
+    if not (report.ok and mac_ok):
         raise SystemExit(1)
 
 

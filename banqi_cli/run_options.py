@@ -88,15 +88,26 @@ def run_options(function: F) -> F:
     return _apply(function, options)
 
 
+ADOPT_OPTION = click.option(
+    "--adopt-unsigned",
+    is_flag=True,
+    help="Resume a run folder written by a banqi older than MACs (its files have none): "
+    "sign its state files and records as they are. Only for a folder of your own runs; "
+    "without it such a folder is refused.",
+)
+
+
 @dataclass(frozen=True)
 class AccessFlags:
-    """``--key-file``, ``--deals``, ``--cluster`` and the TLS files as given."""
+    """``--key-file``, ``--deals``, ``--cluster``, the TLS files and ``--adopt-unsigned`` as
+    given."""
 
     key_file: Path | None
     deals: Path | None
     cluster: str | None
     tls: tuple[Path | None, Path | None, Path | None]
     concurrency_given: int | None
+    adopt_unsigned: bool
 
     def access(self, cluster: str | None = None) -> RunAccess:
         """The run's access, its games on ``cluster`` (default: ``--cluster``); the TLS files
@@ -116,6 +127,7 @@ class AccessFlags:
             cluster=address,
             tls=tls,
             concurrency_given=self.concurrency_given,
+            adopt_unsigned=self.adopt_unsigned,
         )
 
 
@@ -130,12 +142,12 @@ def concurrency_given() -> int | None:
 
 
 def access_options(*, deals: bool = True, cluster: bool = True) -> Callable[[F], F]:
-    """``--key-file``, and ``--deals`` and the cluster options where the run takes them; the
-    callback receives them as ``access`` (AccessFlags)."""
+    """``--key-file`` and ``--adopt-unsigned``, and ``--deals`` and the cluster options where
+    the run takes them; the callback receives them as ``access`` (AccessFlags)."""
 
     def decorate(function: F) -> F:
         @functools.wraps(function)
-        def wrapper(*args: Any, key_file: Path | None, **kwargs: Any) -> Any:
+        def wrapper(*args: Any, key_file: Path | None, adopt_unsigned: bool, **kwargs: Any) -> Any:
             tls = tuple(kwargs.pop(name, None) for name in ("tls_ca_file", "tls_cert", "tls_key"))
             kwargs["access"] = AccessFlags(
                 key_file,
@@ -143,10 +155,11 @@ def access_options(*, deals: bool = True, cluster: bool = True) -> Callable[[F],
                 kwargs.pop("cluster", None),
                 (tls[0], tls[1], tls[2]),
                 concurrency_given(),
+                adopt_unsigned,
             )
             return function(*args, **kwargs)
 
-        options = [key_file_option, *([DEALS_OPTION] if deals else [])]
+        options = [key_file_option, ADOPT_OPTION, *([DEALS_OPTION] if deals else [])]
         return cast(F, _apply(wrapper, options + (CLUSTER_OPTIONS if cluster else [])))
 
     return decorate

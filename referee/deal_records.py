@@ -9,7 +9,8 @@ deal's entry is read from the book), and the transcript, the text record and the
 JSON record are written, in that order. So a referee killed at any moment
 leaves either a game without a record (it is played again, its partners still
 withheld) or a deal whose games all have records, which ``complete_ready`` completes
-when the run is opened again; only the held transcripts are lost then.
+when the run is opened again; only the held transcripts are lost then. Every JSON record
+it writes, withheld or complete, carries its MAC (``referee.macs``).
 """
 
 from collections.abc import Iterable, Mapping
@@ -19,6 +20,7 @@ from pathlib import Path
 from .deal_book import LoadedBook, entries_by_deal
 from .deals import Deal, dealt
 from .game_setup import GameSetup, deal_secret_of
+from .macs import MacKeys, signed
 from .record import GameRecord, write_record
 from .storage import record_path, save_game
 from .withheld import complete, withhold
@@ -51,6 +53,7 @@ class DealRecords:
     ) -> None:
         self._out = out
         self._key = key
+        self._macs = MacKeys(key)
         self._book = book
         self._setups = {setup.game_id: setup for setup in setups}
         self._deals: dict[str, list[str]] = {}
@@ -69,7 +72,7 @@ class DealRecords:
         withheld, completed, this game's among them.
         """
         game_id = record.game_id
-        withheld = withhold(record)
+        withheld = self._signed(withhold(record))
         write_record(withheld, record_path(self._out, game_id))
         self._recorded.add(game_id)
         self._withheld[game_id] = withheld
@@ -99,10 +102,16 @@ class DealRecords:
         for game_id in games:
             held = self._held.pop(game_id, None)
             record = complete(self._withheld[game_id], revealed, held.detail if held else None)
+            record = self._signed(record)
             save_game(self._out, record, held.transcript if held else None)
             del self._withheld[game_id]
             completed.append(record)
         return completed
+
+    def _signed(self, record: GameRecord) -> GameRecord:
+        """``record`` with its MAC, keyed by its game's key."""
+        setup = self._setups[record.game_id]
+        return signed(record, self._macs.game(setup.seed, setup.game_id))
 
     def _deal(self, setup: GameSetup) -> Deal:
         """The deal of ``setup``: its book entry, or the shuffle of its secret."""

@@ -96,6 +96,27 @@ def load_or_create_key(path: Path, *, make_folder: bool = False) -> bytes:
             raise KeyFileError(f"cannot create referee key file {path}: {error}") from None
     except OSError as error:
         raise KeyFileError(f"cannot read referee key file {path}: {error}") from None
+    return _long_enough(path, data)
+
+
+def found_referee_key(given: Path | None) -> tuple[Path, bytes] | None:
+    """The referee key in ``given``, else in ``$BANQI_REFEREE_KEY`` or the default file, and
+    where it is; None if there is none there (it is never made). KeyFileError if ``given``
+    does not exist or a key cannot be read."""
+    path = given or default_key_path()
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        if given is None:
+            return None
+        raise KeyFileError(f"referee key file {path} does not exist") from None
+    except OSError as error:
+        raise KeyFileError(f"cannot read referee key file {path}: {error}") from None
+    return path, _long_enough(path, data)
+
+
+def _long_enough(path: Path, data: bytes) -> bytes:
+    """The key read from ``path``; KeyFileError if it is too short to be one."""
     if len(data) < 16:
         raise KeyFileError(f"referee key file {path} is too short ({len(data)} bytes, need 16+)")
     return data

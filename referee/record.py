@@ -5,7 +5,8 @@ A record is *withheld* while another game of its deal has not ended: it then has
 ``referee.withheld`` and ``referee.deal_records``. A complete record reads and is
 written exactly as before withheld records existed. A game dealt from a deal book
 (``referee.deal_book``) says so in ``deal_book`` (the book's SHA-256 and the entry), and
-has a ``deal_secret`` only when the entry has one.
+has a ``deal_secret`` only when the entry has one. A record a run writes carries its
+``mac`` (``referee.macs``), which a resume checks.
 """
 
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from banqi_engine.rules import RuleSet
 from .deals import Deal, DealBookRef, dealt
 from .engine_spec import EngineSpec
 from .game_setup import GameSetup
+from .macs import MAC_PATTERN
 from .reasons import Reason, counts_as_failure
 from .sandbox import Isolation
 from .timecontrol import TimeControl
@@ -164,6 +166,12 @@ class GameRecord(BaseModel):
         description="The cluster worker that played the game; left out of a game played "
         "by the referee itself.",
     )
+    mac: str | None = Field(
+        default=None,
+        pattern=MAC_PATTERN,
+        description="HMAC-SHA256 of the rest of the record under its game's key, derived "
+        "from the referee key (referee.macs); left out of a record written outside a run.",
+    )
 
     @model_validator(mode="after")
     def _check_withheld(self) -> Self:
@@ -208,13 +216,13 @@ class GameRecord(BaseModel):
     def _leave_out_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """A complete record is written without ``withheld``, a withheld one without
         ``deal_secret`` and ``layout``; ``void`` only when it is true; ``deal_book`` and
-        ``deal_secret`` only when they are known."""
+        ``deal_secret`` only when they are known, ``worker`` and ``mac`` only when it has them."""
         data: dict[str, Any] = handler(self)
         for name in ("deal_secret", "layout") if self.withheld else ("withheld",):
             data.pop(name, None)
         if not self.void:
             data.pop("void", None)
-        for name in ("deal_book", "deal_secret", "worker"):
+        for name in ("deal_book", "deal_secret", "worker", "mac"):
             if data.get(name, "") is None:
                 del data[name]
         return data

@@ -6,7 +6,8 @@ move onto a face-down piece as ``a2-a3(?)`` (whether it took the piece is withhe
 it tells something of the piece), and cuts
 an illegal move's ``detail`` to the move (the referee's words on why it was illegal may
 name a face-up piece). ``complete`` puts everything back from the deal: the shuffle of its
-secret, or its deal book entry.
+secret, or its deal book entry. Either one is a record of other content, without the MAC
+the record had (``referee.macs``): its writer MACs it again.
 """
 
 from typing import Final
@@ -43,6 +44,7 @@ def withhold(record: GameRecord) -> GameRecord:
             "layout": None,
             "plies": plies,
             "detail": detail,
+            "mac": None,
         }
     )
 
@@ -63,6 +65,7 @@ def complete(record: GameRecord, deal: Deal | str, detail: str | None = None) ->
             "layout": format_layout(layout),
             "plies": plies,
             "detail": record.detail if detail is None else detail,
+            "mac": None,
         }
     )
 

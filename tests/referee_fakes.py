@@ -25,6 +25,7 @@ from fake_output import FAKE_OUTPUT
 from banqi_engine.rules import PRESETS
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
+from referee.macs import MacKeys
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
 from tournaments.match import open_match, run_match, start_match_folder
@@ -136,6 +137,8 @@ def choose(colour):
 """
 
 TEST_KEY = bytes(range(32))
+TEST_MACS = MacKeys(TEST_KEY)
+"""The MAC keys of ``TEST_KEY``."""
 
 
 def rule_set_fake(accepts: bool) -> str:
@@ -231,7 +234,8 @@ def play(
         log_traffic=log_traffic,
         stall_timeout=stall_timeout,
     )
-    start_match_folder(open_match(config, seed_given=True))
+    macs = MacKeys(key)
+    start_match_folder(open_match(config, True, macs), macs)
     events = RunEvents(lambda record, standings: None, lambda name, left, last: None)
     options = RunOptions(
         key=key, out=out, events=events, log_traffic=log_traffic, start_engine=start_engine

@@ -20,6 +20,7 @@ from banqi_cli.tournament_command import tournament_command
 from banqi_engine.rules import PRESETS
 from referee.engine_check import EngineCheckError
 from referee.engine_spec import EngineSpec
+from referee.macs import MacKeys
 from referee.record import GameRecord, read_record
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
@@ -63,7 +64,7 @@ async def on_cluster(match: MatchConfig, saved: list[GameRecord]) -> list[GameRe
 def test_a_match_on_a_cluster_plays_as_here(tmp_path: Path) -> None:
     here, there = config(tmp_path / "here"), config(tmp_path / "there")
     for match in (here, there):
-        start_match_folder(open_match(match, seed_given=True))
+        start_match_folder(open_match(match, True, MacKeys(KEY)), MacKeys(KEY))
     events = RunEvents(lambda record, standings: None, lambda *_: None)
     local = asyncio.run(run_match(here, RunOptions(key=KEY, out=here.out, events=events)))
     saved: list[GameRecord] = []
@@ -86,7 +87,7 @@ def test_an_engine_missing_on_the_workers_is_refused(tmp_path: Path) -> None:
     missing = EngineSpec(name="gone", command=(str(tmp_path / "no_such_engine"),))
 
     async def check() -> None:
-        async with cluster_player("local:1", ENGINES) as player:
+        async with cluster_player("local:1", ENGINES, MacKeys(KEY)) as player:
             await player.check([level(0), missing], 1000, 5.0, PRESETS["olympiad"])
 
     with pytest.raises(EngineCheckError, match=r"on worker tcp://.*engine 'gone'.*No such file"):

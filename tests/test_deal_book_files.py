@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from referee_fakes import TEST_KEY
+from referee_fakes import TEST_KEY, TEST_MACS
 
 from banqi_cli.main import cli
 from banqi_engine.layout import parse_layout
@@ -302,28 +302,28 @@ def test_a_match_resumes_with_its_own_book_only(tmp_path: Path) -> None:
     first, other = write_book(tmp_path, "first.json", 2), write_book(tmp_path, "other.json", 2, 7)
     out = tmp_path / "run"
     config = MatchConfig(engines=ENGINES, games=4, rules=CASUAL, seed=1, out=out)
-    start_match_folder(open_match(config, True, first))
+    start_match_folder(open_match(config, True, TEST_MACS, first), TEST_MACS)
     saved = json.loads((out / MATCH_FILE).read_text(encoding="utf-8"))
     assert saved["deal_book"] == {"path": str(first.path), "sha256": first.sha256}
 
     with pytest.raises(DealBookError) as caught:
-        open_match(config, True, other)
+        open_match(config, True, TEST_MACS, other)
     assert str(caught.value) == (
         f"{out} was started with the deal book {first.path} (sha256 {first.sha256[:16]}); "
         f"{other.path} is a different book (sha256 {other.sha256[:16]}): resume it with the "
         "same book, or choose another --out"
     )
     with pytest.raises(DealBookError, match="resume it with --deals and that book"):
-        open_match(config, True, None)
+        open_match(config, True, TEST_MACS, None)
     moved = tmp_path / "moved.json"
     shutil.copy(first.path, moved)
     stamp = BookStamp.model_validate(saved["deal_book"])
-    assert open_match(config, True, read_deal_book(moved)).deal_book == stamp
+    assert open_match(config, True, TEST_MACS, read_deal_book(moved)).deal_book == stamp
 
     plain = config.model_copy(update={"out": tmp_path / "plain"})
-    start_match_folder(open_match(plain, True))
+    start_match_folder(open_match(plain, True, TEST_MACS), TEST_MACS)
     with pytest.raises(DealBookError, match=r"started without a deal book .*without --deals"):
-        open_match(plain, True, first)
+        open_match(plain, True, TEST_MACS, first)
 
 
 def test_a_tournament_resumes_with_its_own_book_only(tmp_path: Path) -> None:
@@ -331,17 +331,17 @@ def test_a_tournament_resumes_with_its_own_book_only(tmp_path: Path) -> None:
     out = tmp_path / "run"
     out.mkdir()
     config = TournamentConfig(engines=THREE, rules=CASUAL, rounds=1, seed=1)
-    state, games = prepare(config, out, first)
+    state, games = prepare(config, out, TEST_MACS, first)
     assert len(games) == 6
-    start_run_folder(out, state)
+    start_run_folder(out, state, TEST_MACS)
     saved = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
     assert saved["deal_book"] == {"path": str(first.path), "sha256": first.sha256}
-    assert prepare(config, out, first)[0].deal_book == state.deal_book
+    assert prepare(config, out, TEST_MACS, first)[0].deal_book == state.deal_book
     with pytest.raises(DealBookError, match=rf"{other.path} is a different book"):
-        prepare(config, out, other)
+        prepare(config, out, TEST_MACS, other)
     with pytest.raises(DealBookError, match="resume it with --deals and that book"):
-        prepare(config, out, None)
+        prepare(config, out, TEST_MACS, None)
     more = config.model_copy(update={"rounds": 2})
     (tmp_path / "more").mkdir()
     with pytest.raises(DealBookError, match="holds 3 deals; this run needs 6"):
-        prepare(more, tmp_path / "more", first)
+        prepare(more, tmp_path / "more", TEST_MACS, first)

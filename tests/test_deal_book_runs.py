@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from in_process_engines import engine_spec, in_process
-from referee_fakes import TEST_KEY, write_fake
+from referee_fakes import TEST_KEY, TEST_MACS, write_fake
 
 import referee.deal_records
 import tournaments.runner
@@ -26,6 +26,7 @@ from banqi_engine.rules import PRESETS
 from referee.deal_book import LoadedBook, make_deal_book, read_deal_book, write_deal_book
 from referee.deals import layout_from_secret
 from referee.engine_spec import EngineSpec
+from referee.macs import MacKeys
 from referee.record import GameRecord, read_record
 from referee.replay import replay_game_record
 from referee.sandbox import Isolation, working_isolations
@@ -34,6 +35,7 @@ from tournaments.config import TournamentConfig
 from tournaments.match import open_match, run_match, start_match_folder
 from tournaments.match_config import MatchConfig
 from tournaments.play import prepare
+from tournaments.run_kinds import RunFolderError
 from tournaments.runner import RunEvents, RunOptions, run_games
 from tournaments.state import start_run_folder
 
@@ -81,7 +83,8 @@ def play_match(
     on_game: Callable[[GameRecord], None] = lambda record: None,
 ) -> list[GameRecord]:
     """Open (or resume) the match with ``book`` and play it in-process."""
-    start_match_folder(open_match(config, seed_given=True, book=book))
+    macs = MacKeys(key)
+    start_match_folder(open_match(config, True, macs, book=book), macs)
     events = RunEvents(lambda record, standings: on_game(record), lambda *_: None)
     options = RunOptions(
         key=key,
@@ -182,8 +185,8 @@ def test_a_tournament_deals_its_kth_distinct_deal_from_entry_k(
         out = tmp_path / name
         out.mkdir()
         config = TournamentConfig(engines=engines(*levels), rules=CASUAL, rounds=1, seed=5)
-        state, games = prepare(config, out, book)
-        start_run_folder(out, state)
+        state, games = prepare(config, out, TEST_MACS, book)
+        start_run_folder(out, state, TEST_MACS)
         events = RunEvents(lambda record, standings: None, lambda *_: None)
         options = RunOptions(
             key=TEST_KEY, out=out, events=events, start_engine=in_process(), book=book
@@ -281,7 +284,9 @@ def test_a_book_run_stopped_after_half_a_pair_completes_it_from_the_book(
     with pytest.raises(Stop):
         play_match(config, book, on_game=stop)
     assert read_record(record_path(out, "g0001")).withheld
-    records = play_match(config, book, key=bytes(reversed(TEST_KEY)))
+    with pytest.raises(RunFolderError, match=r"match\.json has no valid MAC"):
+        play_match(config, book, key=bytes(reversed(TEST_KEY)))  # its files are its key's
+    records = play_match(config, book)
     for record in records:
         assert_dealt_from(record, book, 0)
         assert_dealt_from(read_record(record_path(out, record.game_id)), book, 0)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from referee_fakes import TEST_KEY
+from referee_fakes import TEST_KEY, TEST_MACS
 
 import referee.game_runner
 from banqi_engine.rules import PRESETS
@@ -246,7 +246,7 @@ def test_live_views_are_written_only_when_the_run_allows_them(
         seed=3,
         out=tmp_path / "run",
     )
-    start_match_folder(open_match(config, seed_given=True))
+    start_match_folder(open_match(config, True, TEST_MACS), TEST_MACS)
     events = RunEvents(lambda record, standings: None, lambda *_: None)
     options = RunOptions(
         key=TEST_KEY,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from referee_fakes import TEST_MACS
 
 from banqi_cli.main import cli
 from referee.deals import KEY_ENV, KeyFileError, load_referee_key
@@ -132,7 +133,7 @@ def test_a_tournament_refuses_a_folder_that_is_not_a_run_folder(
     for name in files:
         (out / name).write_text("mine")
     with pytest.raises(RunFolderError) as refused:
-        open_run(out, CONFIG, 1)
+        open_run(out, CONFIG, 1, TEST_MACS)
     assert str(refused.value) == (
         f"{out} is not a tournament's run folder (it has no {STATE_FILE}) and is not empty "
         f"{named}; a tournament starts in a new or empty folder: choose another --out"
@@ -148,10 +149,10 @@ def test_a_tournament_starts_in_a_new_or_empty_folder_and_reopens_its_own(
             (out / "games").mkdir(parents=True)
             (out / "games" / ".g.json.x1.tmp").write_text("half")
         with locked_run(out):
-            state = open_run(out, CONFIG, 7)
+            state = open_run(out, CONFIG, 7, TEST_MACS)
             assert not (out / STATE_FILE).exists()
-            start_run_folder(out, state)
-            assert open_run(out, CONFIG, 8) == state
+            start_run_folder(out, state, TEST_MACS)
+            assert open_run(out, CONFIG, 8, TEST_MACS) == state
         assert state.seed == 7
         assert (out / STATE_FILE).is_file()
 

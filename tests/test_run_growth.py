@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from in_process_engines import engine_spec, in_process
-from referee_fakes import TEST_KEY
+from referee_fakes import TEST_KEY, TEST_MACS
 from test_tournament_progress import INSTANT
 
 from banqi_cli.tournament_command import tournament_command
@@ -39,29 +39,29 @@ def saved_state(out: Path) -> TournamentState:
 def started(out: Path, rounds: int) -> TournamentState:
     """A new run of ``rounds`` rounds in ``out``, its state saved."""
     out.mkdir(exist_ok=True)
-    state = open_run(out, config(rounds), new_seed=9)
-    start_run_folder(out, state)
+    state = open_run(out, config(rounds), 9, TEST_MACS)
+    start_run_folder(out, state, TEST_MACS)
     return state
 
 
 def test_more_rounds_are_accepted_and_saved(tmp_path: Path) -> None:
     first = started(tmp_path, 2)
-    grown = open_run(tmp_path, config(3, concurrency=2), new_seed=9)
+    grown = open_run(tmp_path, config(3, concurrency=2), 9, TEST_MACS)
     assert (grown.config.rounds, grown.config.concurrency) == (3, 2)
     assert (grown.seed, grown.created_at) == (first.seed, first.created_at)
-    assert saved_state(tmp_path).config.rounds == 2  # not before the engines are checked
+    assert saved_state(tmp_path).config.rounds == 2  # opening writes nothing
 
-    start_run_folder(tmp_path, grown)
-    assert saved_state(tmp_path) == grown
+    start_run_folder(tmp_path, grown, TEST_MACS)
+    assert saved_state(tmp_path).model_copy(update={"mac": None}) == grown
     text = (tmp_path / STATE_FILE).read_text()
-    start_run_folder(tmp_path, open_run(tmp_path, config(3), new_seed=9))
+    start_run_folder(tmp_path, open_run(tmp_path, config(3), 9, TEST_MACS), TEST_MACS)
     assert (tmp_path / STATE_FILE).read_text() == text
 
 
 def test_fewer_rounds_are_refused(tmp_path: Path) -> None:
     started(tmp_path, 2)
     with pytest.raises(ConfigError) as error:
-        open_run(tmp_path, config(1), new_seed=9)
+        open_run(tmp_path, config(1), 9, TEST_MACS)
     assert "rounds: was 2, now 1" in str(error.value)
     assert "can gain rounds" in str(error.value)
 
@@ -70,7 +70,7 @@ def test_more_rounds_with_another_change_are_refused(tmp_path: Path) -> None:
     started(tmp_path, 2)
     text = (tmp_path / STATE_FILE).read_text()
     with pytest.raises(ConfigError) as error:
-        open_run(tmp_path, config(4, max_failures=5), new_seed=9)
+        open_run(tmp_path, config(4, max_failures=5), 9, TEST_MACS)
     message = str(error.value)
     assert "max_failures: was 3, now 5" in message
     assert "rounds" not in message.split("Differences:")[1]
@@ -88,8 +88,8 @@ def test_the_rounds_a_run_had_keep_their_games_and_deals() -> None:
 def play(out: Path, rounds: int) -> list[str]:
     """Open the run with ``rounds`` rounds, play what it lacks; the ids of the games played."""
     out.mkdir(exist_ok=True)
-    state, games = prepare(config(rounds), out)
-    start_run_folder(out, state)
+    state, games = prepare(config(rounds), out, TEST_MACS)
+    start_run_folder(out, state, TEST_MACS)
     done: list[str] = []
     events = RunEvents(lambda record, standings: done.append(record.game_id), print)
     options = RunOptions(key=TEST_KEY, out=out, events=events, start_engine=in_process())

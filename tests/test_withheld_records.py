@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from in_process_engines import engine_spec, in_process
-from referee_fakes import TEST_KEY
+from referee_fakes import TEST_KEY, TEST_MACS
 
 from banqi_cli.main import cli
 from banqi_engine.errors import MoveError
@@ -25,6 +25,7 @@ from banqi_engine.rules import PRESETS
 from banqi_engine.squares import parse_square
 from referee.deal_records import DealRecords
 from referee.deals import deal_secret, layout_from_secret
+from referee.macs import mac_matches, signed
 from referee.reasons import Reason
 from referee.record import GameRecord, RecordError, read_record, write_record
 from referee.replay import replay_game_record
@@ -66,7 +67,7 @@ def game_files(files: dict[str, str]) -> list[str]:
 
 def play_match(config: MatchConfig, on_game: Callable[[GameRecord], None]) -> list[GameRecord]:
     """Open (or resume) the match and play it in-process, telling ``on_game`` of each game."""
-    start_match_folder(open_match(config, seed_given=True))
+    start_match_folder(open_match(config, True, TEST_MACS), TEST_MACS)
     events = RunEvents(lambda record, standings: on_game(record), lambda *_: None)
     options = RunOptions(
         key=TEST_KEY, out=config.out, events=events, log_traffic=True, start_engine=in_process()
@@ -85,12 +86,24 @@ def assert_nothing_of_the_deal(files: dict[str, str], seed: int, deal: str) -> N
         assert " flip " not in text, name  # no DCTP flip echo either
 
 
+def unsigned(record: GameRecord) -> GameRecord:
+    """``record`` without its MAC: what the game made, before the writer MAC'd it."""
+    return record.model_copy(update={"mac": None})
+
+
+def assert_signed(record: GameRecord) -> None:
+    """The record carries its game's valid MAC."""
+    assert mac_matches(record, record.mac, TEST_MACS.game(record.seed, record.game_id))
+
+
 def assert_complete(out: Path, original: GameRecord, *, transcript: bool) -> None:
-    """The game's files are those of its complete record, equal to the one the game made."""
+    """The game's files are those of its complete record, equal to the one the game made
+    (with its MAC)."""
     path = record_path(out, original.game_id)
     assert "withheld" not in json.loads(path.read_text(encoding="utf-8"))
     saved = read_record(path)
-    assert saved == original
+    assert unsigned(saved) == unsigned(original)
+    assert_signed(saved)
     assert not saved.withheld
     assert saved.deal_secret == deal_secret(TEST_KEY, original.seed, original.deal)
     report = replay_game_record(saved)
@@ -144,6 +157,8 @@ def test_a_match_withholds_each_deal_until_its_last_game_has_ended(
     assert "deal_secret" not in withheld and "layout" not in withheld
     flips = [p["move"] for p in withheld["plies"] if "(" in p["move"]]
     assert flips and all(move.endswith("(?)") for move in flips)
+    assert_signed(GameRecord.model_validate(withheld))
+    del withheld["mac"]
     assert withheld == json.loads(withhold(originals["g0001"]).model_dump_json())
 
     paired = {f"games/g000{n}.{ext}" for n in (1, 2) for ext in ("json", "txt", "dctp.log")}
@@ -153,7 +168,7 @@ def test_a_match_withholds_each_deal_until_its_last_game_has_ended(
 
     assert [r.game_id for r in records] == ["g0001", "g0002", "g0003"]
     for record in records:
-        assert record == originals[record.game_id]
+        assert unsigned(record) == originals[record.game_id]
         assert_complete(out, record, transcript=True)
     assert records[0].layout == records[1].layout != records[2].layout
 
@@ -268,7 +283,8 @@ def test_a_deal_killed_while_completing_is_completed_when_the_run_opens(
     out, records = pair
     for index in left_withheld:
         path = record_path(out, records[index].game_id)
-        write_record(withhold(records[index]), path)
+        hidden = withhold(records[index])  # as the killed run wrote it: with its MAC
+        write_record(signed(hidden, TEST_MACS.game(hidden.seed, hidden.game_id)), path)
         path.with_suffix(".txt").unlink()
         traffic_path(out, records[index].game_id).unlink()
     config, games = two_engine_tournament()
@@ -291,7 +307,7 @@ def test_a_withheld_record_hides_the_deal_and_completes_to_the_same_record(
         assert '"deal_secret"' not in text and '"layout"' not in text
         assert GameRecord.model_validate_json(text) == hidden
         assert record.deal_secret is not None
-        assert complete(hidden, record.deal_secret) == record
+        assert complete(hidden, record.deal_secret) == unsigned(record)
         assert '"withheld"' not in record.model_dump_json()
 
 
@@ -307,7 +323,7 @@ def test_an_illegal_moves_detail_is_cut_while_withheld(
     hidden = withhold(record)
     assert hidden.detail == f"b2 b4: {DETAIL_WITHHELD}"
     assert record.deal_secret is not None
-    assert complete(hidden, record.deal_secret, record.detail) == record
+    assert complete(hidden, record.deal_secret, record.detail) == unsigned(record)
     assert complete(hidden, record.deal_secret).detail == hidden.detail
 
 

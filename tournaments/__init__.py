@@ -15,8 +15,12 @@ The run core:
 - ``pair_count``: ``PairCounter``, games counted in complete pairs in pair order until a
   stop rule ends the run (on its own: a fixed number of games).
 - ``run_folder``: a run folder's state file opened for a new or resumed run, its lock, its
-  records.
+  records (each file's MAC checked).
 - ``run_kinds``: each kind of run by its state file, and what a new run refuses.
+- ``run_start``: a run folder taken, its state written and records read before any engine
+  starts, and left as it was found if the run stops before changing it.
+- ``run_adopt``: a run folder of a banqi older than MACs signed as it is
+  (``--adopt-unsigned``).
 - ``run_access``: what a run may read and what its engines must not see; default folders.
 - ``engine_places``: where games are played (sandboxed here, or on a cluster), and the
   check of every engine before the first game.

@@ -1,9 +1,11 @@
 """Playing a run's games on a Dask cluster (``pip install 'banqi[cluster]'``).
 
 The coordinator stays the only writer of the run folder: each game is one task, sent with
-its deal (the secret goes to the worker that plays it, as an argument of that task only),
-played there by the referee with sandboxed engines, and returned as JSON text that the
-coordinator validates and saves like a game played here. A task whose worker dies is run
+its deal (the secret goes to the worker that plays it, as an argument of that task only)
+and its game's MAC key (``referee.macs``: derived from the referee key, which never leaves
+the coordinator), played there by the referee with sandboxed engines, and returned as JSON
+text, the record MAC'd with that key, that the coordinator validates (the game, its
+players, its MAC) and saves like a game played here. A task whose worker dies is run
 again from the start elsewhere by Dask; its result comes back once, so a game is saved once.
 """
 
@@ -25,6 +27,7 @@ from referee.engine_spec import EngineSpec
 from referee.engine_start import process_engines
 from referee.game_runner import PlayedGame, play_game
 from referee.game_setup import GameSetup
+from referee.macs import MacKeys, mac_matches, signed
 from referee.record import GameRecord, WorkerInfo
 from referee.sandbox import SandboxMode, keep_referee_private
 
@@ -64,9 +67,11 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def play_on_worker(setup_json: str, deal: Deal, keep_traffic: bool, engines: WorkerEngines) -> str:
+def play_on_worker(
+    setup_json: str, deal: Deal, keep_traffic: bool, engines: WorkerEngines, game_key: bytes
+) -> str:
     """The task: play one game here with the referee, return its record (with this worker's
-    address and CPU) and transcript as JSON text."""
+    address and CPU, MAC'd with ``game_key``) and transcript as JSON text."""
     from distributed import get_worker
 
     keep_referee_private()
@@ -74,7 +79,7 @@ def play_on_worker(setup_json: str, deal: Deal, keep_traffic: bool, engines: Wor
     setup = GameSetup.model_validate_json(setup_json)
     played = asyncio.run(play_game(setup, deal, keep_traffic=keep_traffic, start_engine=factory))
     worker = WorkerInfo(address=get_worker().address, cpu=cpu_model())
-    record = played.record.model_copy(update={"worker": worker})
+    record = signed(played.record.model_copy(update={"worker": worker}), game_key)
     return json.dumps({"record": record.model_dump_json(), "transcript": played.transcript})
 
 
@@ -94,13 +99,18 @@ async def check_on_worker(
     return None
 
 
-def received(text: str, setup: GameSetup) -> PlayedGame:
-    """A worker's answer as a finished game, checked against the game it was sent."""
+def received(text: str, setup: GameSetup, game_key: bytes) -> PlayedGame:
+    """A worker's answer as a finished game, checked against the game it was sent and its
+    game's MAC key."""
     data = json.loads(text)
     record = GameRecord.model_validate_json(data["record"])
     names = tuple(player.name for player in record.players)
     if record.game_id != setup.game_id or names != tuple(p.name for p in setup.players):
         raise ClusterError(f"a worker returned a record that is not game {setup.game_id}'s")
+    if not mac_matches(record, record.mac, game_key):
+        raise ClusterError(
+            f"a worker returned a record of game {setup.game_id} without its valid MAC"
+        )
     transcript = data["transcript"]
     return PlayedGame(record, transcript if isinstance(transcript, str) else None)
 
@@ -111,6 +121,7 @@ class ClusterPlayer:
 
     client: Any
     engines: WorkerEngines
+    macs: MacKeys
     running: int = 0
     """Games being played now."""
     connected: int = 0
@@ -152,12 +163,14 @@ class ClusterPlayer:
         self, setup: GameSetup, deal: Deal, keep_traffic: bool, live_path: Path | None
     ) -> PlayedGame:
         """Play the game on a worker with a free game slot; wait for its record."""
+        game_key = self.macs.game(setup.seed, setup.game_id)
         future = self.client.submit(
             play_on_worker,
             setup.model_dump_json(),
             deal,
             keep_traffic,
             self.engines,
+            game_key,
             pure=False,
             retries=RETRIES,
             resources={GAMES: 1},
@@ -174,15 +187,16 @@ class ClusterPlayer:
         finally:
             self.running -= 1
         await self.workers()
-        return received(text, setup)
+        return received(text, setup, game_key)
 
 
 @asynccontextmanager
 async def cluster_player(
-    address: str, engines: WorkerEngines, security: Any = None
+    address: str, engines: WorkerEngines, macs: MacKeys, security: Any = None
 ) -> AsyncIterator[ClusterPlayer]:
     """Connect to the scheduler at ``address`` (or start ``local:N``, a LocalCluster of N
-    worker processes with two threads and one game slot each) and give a player."""
+    worker processes with two threads and one game slot each) and give a player, whose
+    games' records are MAC'd with ``macs``' game keys."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -211,7 +225,7 @@ async def cluster_player(
         except OSError as error:
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: {error}") from None
         try:
-            yield ClusterPlayer(client, engines)
+            yield ClusterPlayer(client, engines, macs)
         finally:
             await client.close()
     finally:
@@ -246,8 +260,9 @@ class Cluster:
         game slots)."""
 
         @asynccontextmanager
-        async def opened() -> AsyncIterator[tuple[GamePlayer, int]]:
-            async with cluster_player(self.address, self.engines, self.security) as player:
+        async def opened(macs: MacKeys) -> AsyncIterator[tuple[GamePlayer, int]]:
+            connecting = cluster_player(self.address, self.engines, macs, self.security)
+            async with connecting as player:
                 await player.check(specs, time_ms, timeout, rules)
                 slots = concurrency or await player.slots()
                 if slots < 1:

@@ -9,11 +9,13 @@ played to (:mod:`tournaments.match_score`); the records in ``games/`` say which 
 exist, and a match to a score writes how it ended in ``match-result.json``.
 """
 
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Final, Literal
+from typing import ClassVar, Final, Literal
 
 from referee.deal_book import LoadedBook, check_same_book, stamp_of
+from referee.macs import MacKeys
 from referee.record import GameRecord
 from referee.storage import GAMES_DIR
 
@@ -26,7 +28,6 @@ from .results import Standings
 from .run_folder import (
     DealtRunState,
     RunKind,
-    existing_records,
     open_run_folder,
     refuse_other_settings,
     write_state,
@@ -39,7 +40,9 @@ MAX_FAILURES: Final = 3
 
 
 class MatchState(DealtRunState):
-    """What ``match.json`` holds."""
+    """What ``match.json`` holds (a match not played to a score has no ``score`` in it)."""
+
+    left_out_when_none: ClassVar[frozenset[str]] = frozenset({"mac", "score"})
 
     format: Literal["banqi-match/1"] = "banqi-match/1"
     config: MatchConfig
@@ -58,12 +61,13 @@ def match_games(config: MatchConfig) -> list[ScheduledGame]:
 def open_match(
     config: MatchConfig,
     seed_given: bool,
+    macs: MacKeys,
     book: LoadedBook | None = None,
     score: MatchScore | None = None,
 ) -> MatchState:
-    """The match's state: the saved one, after checking the config (and the deal ``book``,
-    if any, and the ``score`` it is played to, if any) is the same, or a new one (written by
-    ``start_match_folder``, once the engines have been checked).
+    """The match's state: the saved one, after checking its MAC and that the config (and the
+    deal ``book``, if any, and the ``score`` it is played to, if any) is the same, or a new
+    one (written by ``start_match_folder``, before the engines start).
 
     Without ``seed_given`` a resumed match keeps its saved seed. Refuses a folder that
     holds another kind of run or records without a match, a folder under a file, and a
@@ -85,7 +89,7 @@ def open_match(
             created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book), score=score
         )
 
-    return open_run_folder(out, MATCH, resume, start)
+    return open_run_folder(out, MATCH, resume, start, macs)
 
 
 def score_differences(saved: MatchScore | None, wanted: MatchScore | None) -> list[str]:
@@ -107,21 +111,21 @@ def _check_room(config: MatchConfig, book: LoadedBook | None) -> None:
         book.check_room(setup.deal for setup in match_setups(config))
 
 
-def start_match_folder(state: MatchState) -> None:
-    """Write a new match's ``match.json`` (a resumed match's is left as it is); a match not
-    played to a score has no ``score`` in it."""
+def start_match_folder(state: MatchState, macs: MacKeys) -> None:
+    """Write a new match's ``match.json`` (a resumed match's is left as it is)."""
     out = state.config.out
     if MATCH.read(out) is None:
         (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
-        write_state(out, MATCH, state, {"score"} if state.score is None else None)
+        write_state(out, MATCH, state, macs)
 
 
-def score_tracker(config: MatchConfig, score: MatchScore) -> ScoreTracker:
-    """A match to a score as the records in its folder have it."""
+def score_tracker(
+    config: MatchConfig, score: MatchScore, found: Mapping[str, GameRecord]
+) -> ScoreTracker:
+    """A match to a score as the records ``found`` in its folder have it."""
     games = match_games(config)
     names = (config.engines[0].name, config.engines[1].name)
     tracker = ScoreTracker(score, games, names)
-    found = existing_records(config.out, [game.setup.game_id for game in games])
     tracker.add_in_order(list(found.values()))
     return tracker
 
@@ -150,10 +154,9 @@ async def run_match(
             events=RunEvents(game_done, options.events.engine_out),
         )
     settings = RunSettings(names, config.concurrency, MAX_FAILURES)
-    standings = await run_scheduled(games, settings, options)
+    end = await run_scheduled(games, settings, options)
     if tracker is not None:
         result = tracker.result()
         save_result(config.out, result)
-        write_reports(config.out, standings, match=result.summary)
-    found = existing_records(config.out, [game.setup.game_id for game in games])
-    return [found[game.setup.game_id] for game in games if game.setup.game_id in found]
+        write_reports(config.out, end.standings, match=result.summary)
+    return end.records

@@ -1,6 +1,7 @@
 """A whole match as one call: the referee key and deal book, where its games are played
-(sandboxed here, or on a cluster), the engine checks, the run folder opened, locked and
-resumed, the games played; what a script or the command line runs."""
+(sandboxed here, or on a cluster), the run folder locked, opened and resumed (its state
+written and its records read before any engine starts), the engine checks, the games
+played; what a script or the command line runs."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -9,15 +10,18 @@ from pydantic import BaseModel, ConfigDict
 
 from banqi_common.interrupt import run_interruptible
 from referee.engine_start import EngineFactory
+from referee.macs import MacKeys
 from referee.record import GameRecord
 
 from .engine_places import Notices, check_before_games, live_views_safe, playing_for
-from .match import open_match, run_match, score_tracker, start_match_folder
+from .match import MATCH, MATCH_FILE, open_match, run_match, score_tracker, start_match_folder
 from .match_config import MatchConfig, match_setups
 from .match_score import MatchResult, MatchScore
 from .results import Standings
 from .run_access import RunAccess
-from .run_folder import existing_records, locked_run
+from .run_adopt import adopt_unsigned
+from .run_folder import existing_records
+from .run_start import taken_run_folder
 from .runner import RunEvents, RunOptions
 
 
@@ -70,27 +74,31 @@ def run_match_job(
     """Play the match's missing games (of a match to a score, until it is decided), its
     engines started sandboxed (or by ``start_engine``, if given) or on the access's cluster.
 
-    InputError (or OSError) for what cannot be used: the key, the book, the folder, the
-    sandbox, an engine; EngineChecksInterrupted for Ctrl-C while the engines are checked,
-    KeyboardInterrupt for Ctrl-C during the games (the finished ones are kept).
+    InputError (or OSError) for what cannot be used: the key, the book, the folder (its
+    files' MACs too), the sandbox, an engine (a new match refused then leaves no folder:
+    ``tournaments.run_start``); EngineChecksInterrupted for Ctrl-C while the engines are
+    checked, KeyboardInterrupt for Ctrl-C during the games (the finished ones are kept).
     """
     config, access = job.config, job.access
     key = access.referee_key()
+    macs = MacKeys(key)
     book = access.deal_book()
     play, cluster = playing_for(
         access, config, config.out, config.engines, events.notices, start_engine
     )
-    state = open_match(config, seed_given=job.seed_given, book=book, score=job.score)
-    if cluster is None:
-        check_before_games(config.engines, play.start_engine, config)
-    with locked_run(config.out):
-        start_match_folder(state)
+    with taken_run_folder(config.out, [MATCH_FILE]) as folder:
+        if access.adopt_unsigned:
+            adopt_unsigned(config.out, [MATCH], macs)
+        state = open_match(config, job.seed_given, macs, book=book, score=job.score)
+        start_match_folder(state, macs)
         config = state.config
-        tracker = None if job.score is None else score_tracker(config, job.score)
-        ids = [setup.game_id for setup in match_setups(config)]
-        already = len(existing_records(config.out, ids))
+        found = existing_records(config.out, match_setups(config), macs)
+        tracker = None if job.score is None else score_tracker(config, job.score, found)
+        folder.engines_start()
+        if cluster is None:
+            check_before_games(config.engines, play.start_engine, config)
         at_once = play.at_once(config.concurrency, access.concurrency_given)
-        events.started(MatchStart(config, already, at_once, job.score, play.status))
+        events.started(MatchStart(config, len(found), at_once, job.score, play.status))
 
         def game_done(record: GameRecord, standings: Standings) -> None:
             events.game_done(record)
@@ -104,6 +112,7 @@ def run_match_job(
             book=book,
             play_on=play.place,
             live_views=live_views_safe(config.sandbox, config.concurrency),
+            found=found,
         )
         records = run_interruptible(run_match(config, options, tracker))
     result = None if tracker is None else tracker.result()

@@ -5,6 +5,7 @@ from pathlib import Path
 from banqi_common.interrupt import run_interruptible
 from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.deals import new_seed
+from referee.macs import MacKeys
 
 from .config import TournamentConfig
 from .pairs import ScheduledGame
@@ -15,12 +16,12 @@ from .state import STATE_FILE, TournamentState, open_run
 
 
 def prepare(
-    config: TournamentConfig, out: Path, book: LoadedBook | None = None
+    config: TournamentConfig, out: Path, macs: MacKeys, book: LoadedBook | None = None
 ) -> tuple[TournamentState, list[ScheduledGame]]:
     """Open (or resume) the run folder and build the schedule; with a deal ``book``, refuse
     one other than a resumed run's, or one with fewer deals than the schedule has."""
     resumed = (out / STATE_FILE).exists()
-    state = open_run(out, config, new_seed())
+    state = open_run(out, config, new_seed(), macs)
     if resumed:
         check_same_book(state.deal_book, book, out)
     else:

@@ -41,6 +41,9 @@ class RunAccess(BaseModel):
     tls: TlsFiles | None = None
     concurrency_given: int | None = None
     """Games at once when the user said so; on a cluster, None means its game slots."""
+    adopt_unsigned: bool = False
+    """Sign the files of a run folder that a banqi older than MACs wrote, as they are, and
+    resume it (``tournaments.run_adopt``); without it such a folder is refused."""
 
     def referee_key(self) -> bytes:
         """The referee key (made if missing); KeyFileError if it cannot be."""

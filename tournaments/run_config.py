@@ -3,7 +3,8 @@
 A match, a tournament, an SPRT and a tuning run each extend :class:`RunConfig` (a run played
 in its own folder, under a seed it is given, extends :class:`FolderRunConfig`; one between
 two engines, :class:`PairRunConfig`). A saved config keeps the field order its kind has
-always written (``saved_order``), so a run folder's files read the same before and after.
+always written (``saved_order``), so a run folder's files read the same before and after;
+a state file (:class:`SignedState`) ends with its MAC.
 """
 
 from pathlib import Path
@@ -20,6 +21,7 @@ from pydantic import (
 from banqi_engine.rules import RuleSet
 from referee.engine_spec import EngineSpec
 from referee.game_setup import DEFAULT_STALL_TIMEOUT, StallTimeout
+from referee.macs import MAC_PATTERN
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
 
@@ -29,11 +31,26 @@ class SavedOrder(BaseModel):
     them (``saved_order``; fields not named follow)."""
 
     saved_order: ClassVar[tuple[str, ...]] = ()
+    left_out_when_none: ClassVar[frozenset[str]] = frozenset()
+    """Fields not written while they are None."""
 
     @model_serializer(mode="wrap")
     def _in_saved_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
+        for name in self.left_out_when_none:
+            if data.get(name, "") is None:
+                del data[name]
         return {name: data[name] for name in self.saved_order if name in data} | data
+
+
+class SignedState(SavedOrder):
+    """A run folder's state file: its ``mac`` (``referee.macs``) after the fields
+    ``saved_order`` names, left out while it has none (as in the files of runs made before
+    files were signed)."""
+
+    left_out_when_none: ClassVar[frozenset[str]] = frozenset({"mac"})
+
+    mac: str | None = Field(default=None, pattern=MAC_PATTERN)
 
 
 class RunConfig(SavedOrder):

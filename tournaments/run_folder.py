@@ -4,33 +4,39 @@ the records it holds.
 Every kind of run (``tournaments.run_kinds``) opens its folder with :func:`open_run_folder`:
 the saved state, after the kind's own checks that the run resumes with the same settings,
 or a new state for a folder a new run may take. The state file is written
-(:func:`save_state`) once the engines have been checked, so that a run refused for a broken
-engine can be started again with it fixed. Nothing else is state: a resumed run recomputes
+(:func:`write_state`) and the records are read (:func:`existing_records`) before any
+engine starts (``tournaments.run_start``). Nothing else is state: a resumed run recomputes
 everything from the state file and the records in ``games/``, so a ``kill -9`` at any
 moment loses at most the games that were being played.
+
+Every state file and record carries its MAC (``referee.macs``): a run resumes only from a
+state file and records that this referee wrote, and refuses, naming the file, one whose
+MAC is missing or wrong.
 """
 
 import contextlib
 import fcntl
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ConfigDict, ValidationError
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
 from referee.deal_book import BookStamp
+from referee.game_setup import GameSetup
+from referee.macs import MacKeys, mac_matches, signed
 from referee.record import GameRecord, RecordError, read_record
 from referee.storage import GAMES_DIR, record_path
 
 from .config import ConfigError
-from .run_config import SavedOrder
+from .run_config import SignedState
 from .run_kinds import RunFolderError, check_new_run_folder
 
-S = TypeVar("S", bound=BaseModel)
+S = TypeVar("S", bound=SignedState)
 
 LOCK_FILE = "tournament.lock"
 
@@ -39,7 +45,7 @@ class RunLockedError(InputError):
     """Another process holds the run folder's lock: two runs must not share a folder."""
 
 
-class RunState(SavedOrder):
+class RunState(SignedState):
     """What every state file holds besides its format and config: when the run started."""
 
     model_config = ConfigDict(extra="forbid")
@@ -78,7 +84,8 @@ class RunKind(Generic[S]):
     """What a resumed run with other settings has, in words."""
 
     def read(self, out: Path) -> S | None:
-        """The saved state, None if there is none; RunFolderError if it is damaged."""
+        """The saved state, None if there is none; RunFolderError if it is damaged. Its MAC
+        is not checked (``check``)."""
         path = out / self.state_file
         if not path.exists():
             return None
@@ -87,15 +94,40 @@ class RunKind(Generic[S]):
         except (OSError, ValidationError) as error:
             raise RunFolderError(f"{path} is damaged or not {self.file_words}: {error}") from None
 
+    def signed(self, state: S, macs: MacKeys) -> S:
+        """``state`` with its MAC, as its file is written."""
+        return signed(state, macs.file(self.state_file))
+
+    def check(self, out: Path, state: S, macs: MacKeys) -> None:
+        """RunFolderError unless the saved ``state`` carries its valid MAC: a folder that
+        this referee's runs did not write is not resumed."""
+        if state.mac is None:
+            raise RunFolderError(
+                f"cannot resume {out}: {self.state_file} has no MAC: the folder was written "
+                "by a banqi older than MACs, or not by a run; if it is a run of yours, resume "
+                "it once with --adopt-unsigned to sign its files"
+            )
+        if not mac_matches(state, state.mac, macs.file(self.state_file)):
+            raise RunFolderError(
+                f"cannot resume {out}: {self.state_file} has no valid MAC (not written by "
+                "this referee: another referee key, or changed since)"
+            )
+
 
 def open_run_folder(
-    out: Path, kind: RunKind[S], resume: Callable[[S], S], start: Callable[[], S]
+    out: Path,
+    kind: RunKind[S],
+    resume: Callable[[S], S],
+    start: Callable[[], S],
+    macs: MacKeys,
 ) -> S:
-    """The run's state: ``resume(saved)`` for a folder that holds one (it refuses other
-    settings), else ``start()`` once the folder is found fit for a new run."""
+    """The run's state: ``resume(saved)`` for a folder that holds one, its MAC checked (then
+    dropped: it is the file's; ``resume`` refuses other settings), else ``start()`` once the
+    folder is found fit for a new run."""
     saved = kind.read(out)
     if saved is not None:
-        return resume(saved)
+        kind.check(out, saved, macs)
+        return resume(saved.model_copy(update={"mac": None}))
     if kind.check_new is None:
         check_new_run_folder(out, kind.state_file)
     else:
@@ -119,9 +151,10 @@ def refuse_other_settings(
         )
 
 
-def write_state(out: Path, kind: RunKind[S], state: S, exclude: set[str] | None = None) -> None:
-    """Write the run's state file, indented, atomically."""
-    write_atomic(out / kind.state_file, state.model_dump_json(indent=2, exclude=exclude) + "\n")
+def write_state(out: Path, kind: RunKind[S], state: S, macs: MacKeys) -> None:
+    """Write the run's state file with its MAC, indented, atomically."""
+    text = kind.signed(state, macs).model_dump_json(indent=2)
+    write_atomic(out / kind.state_file, text + "\n")
 
 
 def is_temporary(path: Path) -> bool:
@@ -154,11 +187,16 @@ def locked_run(out: Path) -> Iterator[None]:
         yield
 
 
-def existing_records(out: Path, game_ids: list[str]) -> dict[str, GameRecord]:
-    """The records of scheduled games, by game id; half-written temp files are removed.
+def existing_records(
+    out: Path, setups: Sequence[GameSetup], macs: MacKeys
+) -> dict[str, GameRecord]:
+    """The records of the scheduled games ``setups``, by game id; half-written temp files
+    are removed.
 
     A record that cannot be read or is not a valid record of its game is not played
-    again in silence: RunFolderError names each such file and what is wrong with it.
+    again in silence: RunFolderError names each such file and what is wrong with it. Nor
+    is one whose MAC is missing or is not its game's (``referee.macs``): RunFolderError
+    names each such file.
     """
     for folder in (out, out / GAMES_DIR):
         if folder.is_dir():
@@ -167,7 +205,9 @@ def existing_records(out: Path, game_ids: list[str]) -> dict[str, GameRecord]:
                     stale.unlink(missing_ok=True)
     found = {}
     problems = []
-    for game_id in game_ids:
+    unsigned = []
+    for setup in setups:
+        game_id = setup.game_id
         path = record_path(out, game_id)
         if not path.exists():
             continue
@@ -179,6 +219,9 @@ def existing_records(out: Path, game_ids: list[str]) -> dict[str, GameRecord]:
         if record.game_id != game_id:
             problems.append(f"record {path} is the record of game {record.game_id}")
             continue
+        if not mac_matches(record, record.mac, macs.game(setup.seed, game_id)):
+            unsigned.append(str(path.relative_to(out)))
+            continue
         found[game_id] = record
     if problems:
         raise RunFolderError(
@@ -186,5 +229,13 @@ def existing_records(out: Path, game_ids: list[str]) -> dict[str, GameRecord]:
             + "; ".join(problems)
             + ". Restore them, or move them out of the folder to have their games played "
             "again, then run the same command"
+        )
+    if unsigned:
+        one = len(unsigned) == 1
+        raise RunFolderError(
+            f"cannot resume {out}: {', '.join(unsigned)} {'has' if one else 'have'} no valid "
+            "MAC (not written by this referee); move "
+            f"{'it' if one else 'them'} out of the folder to have "
+            f"{'its game' if one else 'their games'} played again"
         )
     return found

@@ -15,7 +15,7 @@ with reason ``forfeit``) instead of blocking the run.
 """
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +27,7 @@ from referee.engine_start import EngineFactory, start_engine_process
 from referee.game_runner import PlayedGame, play_game
 from referee.game_setup import GameSetup, deal_secret_of
 from referee.live import clear_live_views, live_file
+from referee.macs import MacKeys
 from referee.record import GameRecord
 
 from .config import TournamentConfig
@@ -41,8 +42,9 @@ GamePlayer = Callable[[GameSetup, Deal, bool, Path | None], Awaitable[PlayedGame
 """Plays one game (setup, deal, keep the transcript?, live view path) and returns it
 finished; the runner then saves it. The default plays it here with ``play_game``."""
 
-PlayPlace = Callable[[], AbstractAsyncContextManager[tuple[GamePlayer, int]]]
-"""Opened once for a run: who plays each game, and how many games at once."""
+PlayPlace = Callable[[MacKeys], AbstractAsyncContextManager[tuple[GamePlayer, int]]]
+"""Opened once for a run, with the keys of its records' MACs (a cluster's workers MAC what
+they return): who plays each game, and how many games at once."""
 
 
 def play_here(start_engine: EngineFactory) -> GamePlayer:
@@ -96,6 +98,9 @@ class RunOptions:
     play_on: PlayPlace | None = None
     """Where the games are played (None: here, with ``start_engine``, as many at once as the
     settings say); a cluster plays each on a worker (``tournaments.cluster``)."""
+    found: Mapping[str, GameRecord] | None = None
+    """The records the run folder held, by game id, as the run read them before its engines
+    started (``tournaments.run_start``); None: read them as the games start."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +136,12 @@ class _Run:
         if options.book is not None:
             options.book.check_room(self.deals)
         self.entries = entries_by_deal(self.deals)
-        self.records = existing_records(options.out, [g.setup.game_id for g in games])
+        self.macs = MacKeys(options.key)
+        self.records = (
+            dict(options.found)
+            if options.found is not None
+            else existing_records(options.out, [g.setup for g in games], self.macs)
+        )
         clear_live_views(options.out)  # of games a killed run was playing
         self.saver = DealRecords(
             options.out, options.key, [g.setup for g in games], self.records, options.book
@@ -214,20 +224,31 @@ class _Run:
             await save_whole(self.finish(played.record, played.transcript))
 
 
+@dataclass(frozen=True)
+class RunEnd:
+    """How a run's games ended: the final standings (also written), and every record, in
+    schedule order."""
+
+    standings: Standings
+    records: list[GameRecord]
+
+
 async def run_games(
     games: list[ScheduledGame], config: TournamentConfig, options: RunOptions
 ) -> Standings:
-    """Play every scheduled game of a tournament that has no record in the run folder yet."""
-    return await run_scheduled(games, RunSettings.of(config), options)
+    """Play every scheduled game of a tournament that has no record in the run folder yet;
+    the final standings."""
+    return (await run_scheduled(games, RunSettings.of(config), options)).standings
 
 
 async def run_scheduled(
     games: list[ScheduledGame], settings: RunSettings, options: RunOptions
-) -> Standings:
+) -> RunEnd:
     """Play every scheduled game that has no record in the run folder yet.
 
     ``settings.concurrency`` games at a time; engines already out (from the records of an
-    earlier run) are reported first. Returns the final standings, also written.
+    earlier run) are reported first. Returns the final standings (also written) and the
+    records.
     """
     run = _Run(games, settings, options)
     run.complete_ready()
@@ -235,8 +256,9 @@ async def run_scheduled(
     if options.play_on is None:
         await run.play_all()
     else:
-        async with options.play_on() as (run.play, run.concurrency):
+        async with options.play_on(run.macs) as (run.play, run.concurrency):
             await run.play_all()
-    standings = standings_from_records(run.ordered(), run.names, run.deals)
+    records = run.ordered()
+    standings = standings_from_records(records, run.names, run.deals)
     write_reports(options.out, standings, settings.gauntlet)
-    return standings
+    return RunEnd(standings, records)

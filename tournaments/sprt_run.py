@@ -30,6 +30,7 @@ from banqi_common.atomic import write_atomic
 from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
+from referee.macs import MacKeys
 from referee.record import GameRecord
 from referee.storage import GAMES_DIR
 
@@ -87,10 +88,14 @@ def sprt_games(config: SprtConfig) -> list[ScheduledGame]:
 
 
 def open_sprt(
-    config: SprtConfig, seed_given: bool, max_games_given: bool, book: LoadedBook | None = None
+    config: SprtConfig,
+    seed_given: bool,
+    max_games_given: bool,
+    macs: MacKeys,
+    book: LoadedBook | None = None,
 ) -> SprtSettings:
-    """The test's settings: the saved ones, after checking the config (and the deal
-    ``book``) is the same, or new ones (written by ``start_sprt_folder``).
+    """The test's settings: the saved ones, after checking their MAC and that the config
+    (and the deal ``book``) is the same, or new ones (written by ``start_sprt_folder``).
 
     A resumed test keeps its saved seed and ``max_games`` unless given; ``max_games`` may
     only grow. A new test dealt from a book plays at most two games a deal of the book
@@ -124,7 +129,7 @@ def open_sprt(
         _check_room(new, book)
         return SprtSettings(created_at=datetime.now(UTC), config=new, deal_book=stamp_of(book))
 
-    return run_folder.open_run_folder(out, SPRT, resume, start)
+    return run_folder.open_run_folder(out, SPRT, resume, start, macs)
 
 
 def _check_room(config: SprtConfig, book: LoadedBook | None) -> None:
@@ -133,7 +138,7 @@ def _check_room(config: SprtConfig, book: LoadedBook | None) -> None:
         book.check_room(game.setup.deal for game in sprt_games(config))
 
 
-def start_sprt_folder(settings: SprtSettings) -> None:
+def start_sprt_folder(settings: SprtSettings, macs: MacKeys) -> None:
     """Write a new test's ``sprt-settings.json``, or a resumed one's whose ``max_games``
     grew."""
     out = settings.config.out
@@ -141,7 +146,7 @@ def start_sprt_folder(settings: SprtSettings) -> None:
     if saved is not None and saved.config.max_games == settings.config.max_games:
         return
     (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
-    run_folder.write_state(out, SPRT, settings)
+    run_folder.write_state(out, SPRT, settings, macs)
 
 
 class SprtTracker(PairCounter):
@@ -160,14 +165,18 @@ class SprtTracker(PairCounter):
         """The test after each pair counted since ``add`` was last called."""
 
     @classmethod
-    def from_folder(cls, config: SprtConfig) -> "SprtTracker":
-        """The test as the records in its folder have it."""
+    def from_folder(cls, config: SprtConfig, macs: MacKeys) -> "SprtTracker":
+        """The test as the records in its folder have it (each record's MAC checked)."""
         tracker = cls(config)
         found = run_folder.existing_records(
-            config.out, [game.setup.game_id for game in tracker.games]
+            config.out, [game.setup for game in tracker.games], macs
         )
         tracker.add_in_order(list(found.values()))
         return tracker
+
+    def found(self) -> dict[str, GameRecord]:
+        """The records taken so far, by game id."""
+        return {record.game_id: record for record in self.records.values()}
 
     @property
     def counted(self) -> int:
@@ -293,6 +302,7 @@ async def run_sprt(
             book=book,
             play_on=play_on,
             live_views=live_views,
+            found=tracker.found(),
         )
         names = [spec.name for spec in config.engines]
         settings = RunSettings(names, config.concurrency, MAX_FAILURES)

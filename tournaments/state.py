@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from referee.macs import MacKeys
 from referee.storage import GAMES_DIR
 
 from .config import TournamentConfig
@@ -63,10 +64,10 @@ TOURNAMENT = RunKind(
 )
 
 
-def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentState:
-    """The run's state: the saved one, after checking the config is the same, or a new one
-    for a new or empty folder (written by ``start_run_folder``, once the engines have been
-    checked, so that a run refused for a broken engine can be started again with it fixed).
+def open_run(out: Path, config: TournamentConfig, new_seed: int, macs: MacKeys) -> TournamentState:
+    """The run's state: the saved one, after checking its MAC and that the config is the
+    same, or a new one for a new or empty folder (written by ``start_run_folder``, before
+    the engines start).
 
     A config without a seed takes the saved one; with a seed, it must match. The
     saved config holds the run's seed, also when the first run drew it at random.
@@ -93,13 +94,13 @@ def open_run(out: Path, config: TournamentConfig, new_seed: int) -> TournamentSt
             created_at=datetime.now(UTC), seed=seed, config=config.model_copy(update={"seed": seed})
         )
 
-    return open_run_folder(out, TOURNAMENT, resume, start)
+    return open_run_folder(out, TOURNAMENT, resume, start, macs)
 
 
-def start_run_folder(out: Path, state: TournamentState) -> None:
+def start_run_folder(out: Path, state: TournamentState, macs: MacKeys) -> None:
     """Write a new run's ``tournament.json``, or a resumed run's that gains rounds (with
     its new rounds and the settings it resumes with); any other resumed run's is left as
     it is."""
     saved = TOURNAMENT.read(out)
     if saved is None or saved.config.rounds < state.config.rounds:
-        write_state(out, TOURNAMENT, state)
+        write_state(out, TOURNAMENT, state, macs)

@@ -1,6 +1,7 @@
-"""A whole tournament as one call: the referee key and deal book, the run folder locked,
-opened and resumed, where the games are played (sandboxed here, or on the config's
-cluster), the engine checks, every game played; what a script or the command line runs."""
+"""A whole tournament as one call: the referee key and deal book, where the games are
+played (sandboxed here, or on the config's cluster), the run folder locked, opened and
+resumed (its state written and its records read before any engine starts), the engine
+checks, every game played; what a script or the command line runs."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from referee.engine_start import EngineFactory
+from referee.macs import MacKeys
 from referee.record import GameRecord
 
 from .config import TournamentConfig
@@ -16,9 +18,11 @@ from .engine_places import Notices, check_before_games, live_views_safe, playing
 from .play import prepare, run_tournament
 from .results import Standings
 from .run_access import RunAccess
-from .run_folder import existing_records, locked_run
+from .run_adopt import adopt_unsigned
+from .run_folder import existing_records
+from .run_start import taken_run_folder
 from .runner import RunEvents, RunOptions
-from .state import start_run_folder
+from .state import STATE_FILE, TOURNAMENT, start_run_folder
 
 
 class TournamentJob(BaseModel):
@@ -62,27 +66,32 @@ def run_tournament_job(
     started sandboxed (or by ``start_engine``, if given) or on the config's cluster; the final
     standings (also written in the folder).
 
-    The folder (and the deal book, if any) is checked first, then the engines (on a
-    cluster, on every worker as the run starts); only then is a new run's state written.
-    InputError (or OSError) for what cannot be used; EngineChecksInterrupted for Ctrl-C
-    while the engines are checked, KeyboardInterrupt during the games (finished ones kept).
+    The folder (and the deal book, if any) is checked first and its state written, then the
+    engines are checked (on a cluster, on every worker as the run starts); a new run refused
+    there leaves no folder (``tournaments.run_start``). InputError (or OSError) for what
+    cannot be used (the folder's MACs too); EngineChecksInterrupted for Ctrl-C while the
+    engines are checked, KeyboardInterrupt during the games (finished ones kept).
     """
     config, out = job.config, job.out
     access = job.access.model_copy(update={"cluster": config.cluster})
     key = access.referee_key()
+    macs = MacKeys(key)
     book = access.deal_book()
-    with locked_run(out):
+    with taken_run_folder(out, [STATE_FILE]) as folder:
         play, cluster = playing_for(
             access, config, out, config.engines, events.notices, start_engine
         )
-        state, games = prepare(config, out, book)
-        already = len(existing_records(out, [g.setup.game_id for g in games]))
+        if access.adopt_unsigned:
+            adopt_unsigned(out, [TOURNAMENT], macs)
+        state, games = prepare(config, out, macs, book)
+        start_run_folder(out, state, macs)
+        found = existing_records(out, [g.setup for g in games], macs)
         run = state.config
+        folder.engines_start()
         if cluster is None:
             check_before_games(run.engines, play.start_engine, run)
-        start_run_folder(out, state)
         at_once = play.at_once(run.concurrency, access.concurrency_given)
-        events.started(TournamentStart(run, len(games), already, at_once, play.status))
+        events.started(TournamentStart(run, len(games), len(found), at_once, play.status))
         options = RunOptions(
             key=key,
             out=out,
@@ -92,5 +101,6 @@ def run_tournament_job(
             book=book,
             play_on=play.place,
             live_views=live_views_safe(run.sandbox, run.concurrency),
+            found=found,
         )
         return run_tournament(state, games, options)

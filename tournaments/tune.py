@@ -26,7 +26,7 @@ import random
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final, Literal, Self
+from typing import Any, ClassVar, Final, Literal, Self
 
 import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -34,6 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from banqi_common.errors import InputError
 from banqi_engine.eval_params import EvalParams, ParamsError, params_with
 from referee.reasons import Reason
+
+from .run_config import SignedState
 
 ALPHA: Final = 0.602
 """Decay exponent of the step size ``a_k`` (fishtest's, Spall's)."""
@@ -313,11 +315,12 @@ class PairResult(BaseModel):
     games: tuple[TuneGame, TuneGame]
 
 
-class TuneState(BaseModel):
+class TuneState(SignedState):
     """What a tuning run has done: theta now, and every pair played, in the order their
     updates were made."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    saved_order: ClassVar[tuple[str, ...]] = ("format", "theta", "pairs")
 
     format: Literal["banqi-tune-state/1"] = "banqi-tune-state/1"
     theta: dict[str, float]

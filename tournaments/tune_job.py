@@ -1,6 +1,7 @@
-"""A whole tuning run as one call: the referee key, the run folder opened, locked and
-resumed, the engine sandboxed and checked, every iteration played, ``tuned.toml``
-written; what a script or the command line runs."""
+"""A whole tuning run as one call: the referee key, the run folder locked, opened and
+resumed (its settings written and its state read before the engine starts), the engine
+sandboxed and checked, every iteration played, ``tuned.toml`` written; what a script or the
+command line runs."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -9,12 +10,18 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from banqi_common.interrupt import run_interruptible
+from referee.macs import MacKeys
 
 from .engine_places import Notices, check_before_games, sandboxed_engines
 from .run_access import RunAccess
-from .run_folder import locked_run
+from .run_adopt import adopt_unsigned
+from .run_kinds import TUNE_FILE
+from .run_start import taken_run_folder
 from .tune import TuneState
 from .tune_run import (
+    STATE_FILE,
+    TUNE,
+    TUNE_STATE,
     TuneConfig,
     TuneEvents,
     engine_spec,
@@ -60,23 +67,30 @@ class TuneOutcome(BaseModel):
 def run_tune_job(job: TuneJob, events: TuneJobEvents) -> TuneOutcome:
     """Play every iteration not yet played (a finished run only writes ``tuned.toml``).
 
-    InputError (or OSError) for what cannot be used, TuneError if the engines keep failing;
+    InputError (or OSError) for what cannot be used (the folder's MACs too), TuneError if
+    the engines keep failing;
     EngineChecksInterrupted for Ctrl-C while the engine is checked, KeyboardInterrupt during
     the games (the pairs played are kept).
     """
-    key = job.access.referee_key()
-    settings = open_tune(job.config, job.seed_given)
-    config = settings.config
-    with locked_run(config.out):
-        state = read_state(config)
+    access = job.access
+    key = access.referee_key()
+    macs = MacKeys(key)
+    out = job.config.out
+    with taken_run_folder(out, [TUNE_FILE, STATE_FILE]) as folder:
+        if access.adopt_unsigned:
+            adopt_unsigned(out, [TUNE, TUNE_STATE], macs)
+        settings = open_tune(job.config, job.seed_given, macs)
+        config = settings.config
+        start_tune_folder(settings, macs)
+        state = read_state(config, macs)
         events.started(config, state)
         if len(state.pairs) < config.iterations:
             start = engine_spec(config, "theta", state.theta)
-            hidden = job.access.hidden(config.out)
+            hidden = access.hidden(config.out)
             factory, isolation = sandboxed_engines(config.sandbox, hidden, (start,))
             events.notices.isolation(isolation, config.sandbox)
+            folder.engines_start()
             check_before_games((start,), factory, config)
-            start_tune_folder(settings)
             state = run_interruptible(run_tune(config, state, key, events.run, factory))
         tuned = write_tuned(config, state)
     return TuneOutcome(config=config, state=state, tuned=tuned)

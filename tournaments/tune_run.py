@@ -8,7 +8,8 @@ DCTP engine that takes its parameters as arguments can be tuned.
 
 The run folder holds ``tune-settings.json`` (:class:`TuneSettings`: the settings and seed,
 the parameter file's contents included) and ``tune-state.json`` (:class:`TuneState`: theta
-and every pair played), the latter written atomically after every pair, so a run killed at
+and every pair played), each with its MAC (``referee.macs``), the latter written
+atomically after every pair, so a run killed at
 any moment resumes with the same command and loses at most the pairs being played; those
 iterations are played again (same deal, same perturbation directions, theta as it is
 then). A pair starts with theta as it is when it starts, and updates theta when it ends,
@@ -35,6 +36,7 @@ from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.game_runner import PlayedGame
 from referee.game_setup import GameSetup
+from referee.macs import MacKeys
 from referee.record import GameRecord
 
 from .config import builtin_engine_command
@@ -148,10 +150,11 @@ TUNE = RunKind(TUNE_FILE, TuneSettings, "a tuning run's settings", "a tuning run
 TUNE_STATE = RunKind(STATE_FILE, TuneState, "a tuning run's state", "a tuning run")
 
 
-def open_tune(config: TuneConfig, seed_given: bool) -> TuneSettings:
-    """The run's settings: the saved ones, after checking ``config`` is the same (a resumed
-    run without a seed keeps its saved one), or new ones (written by ``start_tune_folder``
-    once the engine has been checked). Refuses a folder holding another kind of run."""
+def open_tune(config: TuneConfig, seed_given: bool, macs: MacKeys) -> TuneSettings:
+    """The run's settings: the saved ones, after checking their MAC and that ``config`` is
+    the same (a resumed run without a seed keeps its saved one), or new ones (written by
+    ``start_tune_folder`` before the engine starts). Refuses a folder holding another kind
+    of run."""
 
     def resume(saved: TuneSettings) -> TuneSettings:
         wanted = config if seed_given else config.model_copy(update={"seed": saved.config.seed})
@@ -171,24 +174,27 @@ def open_tune(config: TuneConfig, seed_given: bool) -> TuneSettings:
     def start() -> TuneSettings:
         return TuneSettings(created_at=datetime.now(UTC), config=config)
 
-    return open_run_folder(config.out, TUNE, resume, start)
+    return open_run_folder(config.out, TUNE, resume, start, macs)
 
 
-def start_tune_folder(settings: TuneSettings) -> None:
+def start_tune_folder(settings: TuneSettings, macs: MacKeys) -> None:
     """Write a new run's ``tune-settings.json`` (a resumed run's is left as it is)."""
     if TUNE.read(settings.config.out) is None:
-        write_state(settings.config.out, TUNE, settings)
+        write_state(settings.config.out, TUNE, settings, macs)
 
 
-def read_state(config: TuneConfig) -> TuneState:
-    """The run's state: theta and the pairs played so far (a new run: the start, none).
-    Half-written files a killed run left are removed (the run folder must be locked)."""
+def read_state(config: TuneConfig, macs: MacKeys) -> TuneState:
+    """The run's state: theta and the pairs played so far (a new run: the start, none),
+    its MAC checked. Half-written files a killed run left are removed (the run folder must
+    be locked)."""
     for stale in config.out.glob(".*.tmp"):
         stale.unlink(missing_ok=True)
     path = config.out / STATE_FILE
     state = TUNE_STATE.read(config.out)
     if state is None:
         return TuneState(theta=config.start())
+    TUNE_STATE.check(config.out, state, macs)
+    state = state.model_copy(update={"mac": None})
     if set(state.theta) != set(config.params) or not state.done() <= set(
         range(1, config.iterations + 1)
     ):
@@ -196,9 +202,9 @@ def read_state(config: TuneConfig) -> TuneState:
     return state
 
 
-def save_state(out: Path, state: TuneState) -> None:
-    """Write ``tune-state.json`` atomically."""
-    write_atomic(out / STATE_FILE, state.model_dump_json() + "\n")
+def save_state(out: Path, state: TuneState, macs: MacKeys) -> None:
+    """Write ``tune-state.json`` with its MAC, atomically."""
+    write_atomic(out / STATE_FILE, TUNE_STATE.signed(state, macs).model_dump_json() + "\n")
 
 
 def write_tuned(config: TuneConfig, state: TuneState) -> Path:
@@ -264,6 +270,7 @@ class _Run:
         self.config = config
         self.state = state
         self.key = key
+        self.macs = MacKeys(key)
         self.events = events
         self.play_game = play_here(start_engine)
         self.spsa = config.spsa()
@@ -315,7 +322,7 @@ class _Run:
             if game.transcript is not None:
                 path = self.config.out / TRAFFIC_DIR / f"{game.record.game_id}.dctp.log"
                 write_atomic(path, game.transcript)
-        save_state(self.config.out, self.state)
+        save_state(self.config.out, self.state, self.macs)
 
 
 async def run_tune(
@@ -328,8 +335,8 @@ async def run_tune(
     """Play every iteration the state has not played, ``concurrency`` pairs at once; the
     state as it ends (saved at the start too). TuneError if the engines keep failing (the pairs
     played are kept)."""
-    save_state(config.out, state)
     run = _Run(config, state, key, events, start_engine)
+    save_state(config.out, state, run.macs)
     try:
         async with asyncio.TaskGroup() as group:
             for _ in range(config.concurrency):
