@@ -12,7 +12,7 @@ from banqi_common.errors import InputError
 from referee.deals import key_locations
 from referee.engine_spec import EngineSpec, default_name, split_command
 from referee.engine_start import EngineFactory
-from referee.sandbox import INSTALL_HINT, Isolation, SandboxMode, referee_secrets
+from referee.sandbox import SandboxMode, referee_secrets
 from tournaments.config import load_config
 from tournaments.engine_places import sandboxed_engines
 from tournaments.run_access import RUNS_FOLDER
@@ -50,10 +50,7 @@ def sandboxed_factory(
         factory, isolation = sandboxed_engines(mode, hidden, engines)
     except InputError as error:
         output.fail(error)
-    if isolation is Isolation.NONE and mode is SandboxMode.AUTO:
-        output.note(f"warning: engines are NOT isolated; {INSTALL_HINT}")
-    else:
-        output.note(f"sandbox: {isolation.value} ({isolation.words})")
+    output.isolation_note(isolation, mode)
     return factory
 
 

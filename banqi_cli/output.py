@@ -60,20 +60,32 @@ def seed_words(seed: int | None) -> str:
     return "seed drawn at random" if seed is None else f"seed {seed}"
 
 
+def not_isolated(cause: str, hint: str = "") -> None:
+    """The warning that engines are not isolated, because of ``cause``; then ``hint``."""
+    note(
+        f"warning: {cause}, engines are NOT isolated: they can read what the referee's user "
+        f"can read (its key, the deal book, the run folders) and outlive their games"
+        + (f"; {hint}" if hint else "")
+    )
+
+
 def isolation_note(isolation: Isolation, mode: SandboxMode, quiet: bool = False) -> None:
-    """How engines are isolated (unless ``quiet``), or the warning that they are not."""
+    """How engines are isolated (unless ``quiet``), or, always, the warning that they are
+    not: no sandbox works here, or the run asked for none."""
     if isolation is Isolation.NONE and mode is SandboxMode.AUTO:
-        note(
-            f"warning: no sandbox works on this machine, engines are NOT isolated: they can "
-            f"read the referee's files and outlive their games; {INSTALL_HINT}"
-        )
+        not_isolated("no sandbox works on this machine", INSTALL_HINT)
+    elif isolation is Isolation.NONE:
+        not_isolated("sandbox off")
     elif not quiet:
         note(f"sandbox: {isolation.value} ({isolation.words})")
 
 
 def cluster_note(address: str, mode: SandboxMode) -> None:
-    """Where the games are played."""
+    """Where the games are played; the warning that engines are not isolated if the run
+    asked for no sandbox."""
     note(f"games played on the Dask cluster {address}, engines sandboxed: {mode.value}")
+    if mode is SandboxMode.OFF:
+        not_isolated("sandbox off on the cluster's workers")
 
 
 def network_note(name: str) -> None:
@@ -82,7 +94,8 @@ def network_note(name: str) -> None:
 
 
 def notices(quiet: bool = False) -> Notices:
-    """A job's notices, printed on stderr (the sandbox line left out when ``quiet``)."""
+    """A job's notices, printed on stderr (the sandbox line left out when ``quiet``, never a
+    warning that engines are not isolated or keep the host's network)."""
     return Notices(
         lambda isolation, mode: isolation_note(isolation, mode, quiet), cluster_note, network_note
     )

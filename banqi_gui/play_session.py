@@ -21,6 +21,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from banqi_common.write_errors import WriteError
 from banqi_engine.errors import MoveError
 from banqi_engine.moves import Move, move_from
 from banqi_engine.notation import format_move, parse_ply
@@ -179,8 +180,8 @@ class PlaySession:
         assert record is not None
         try:
             await asyncio.to_thread(save_game, self.options.out, record)
-        except OSError as error:
-            log.warning("cannot save the record of %s: %s", record.game_id, error)
+        except WriteError as error:
+            log.warning("%s", error)
 
     async def close(self) -> None:
         """End the game (if it is still on, as abandoned) and stop the engines."""

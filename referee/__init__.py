@@ -42,10 +42,12 @@ Deals and records:
 - ``text_record``: the platform's text record, written and read back.
 - ``transcript``: the DCTP transcript of one game, bounded whatever the engines write.
 - ``withheld``: a record with its deal held back, and the same record completed.
+- ``held``: what a withheld record leaves out (transcript, detail), sealed beside it.
 - ``deal_records``: a run's records withheld until their deal is complete.
 - ``macs``: the MACs on a run's records and state files, their keys derived from the
   referee key.
-- ``storage``: where a run's files go (``games/<game_id>.json``, ``.txt``, ``.dctp.log``).
+- ``storage``: where a run's files go (``games/<game_id>.json``, ``.txt``, ``.dctp.log``,
+  ``.held``).
 - ``replay``: a record replayed, every ply checked against the rules.
 - ``shape_board``: plies checked without their pieces, for withheld records.
 """

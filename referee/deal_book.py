@@ -18,6 +18,7 @@ completed. A run keeps the book's SHA-256 in its state file (``BookStamp``), so 
 resumed with the same book only.
 """
 
+import contextlib
 import hashlib
 import os
 import re
@@ -30,6 +31,7 @@ from typing import Final, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from banqi_common.errors import InputError
+from banqi_common.write_errors import writing
 from banqi_engine.errors import PositionError
 from banqi_engine.layout import format_layout, parse_layout
 
@@ -189,26 +191,25 @@ def write_deal_book(book: DealBook, path: Path, *, force: bool = False) -> str:
             f"cannot write deal book {path}: its folder {path.parent} does not exist"
         )
     data = (book.model_dump_json(indent=2, exclude_none=True) + "\n").encode()
-    try:
+    with writing(f"write deal book {path}"):
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as error:
-        raise DealBookError(f"cannot write deal book {path}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), 0o600)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if force:
-            os.replace(temp, path)
-        else:
-            os.link(temp, path)  # never replaces a file made meanwhile
-    except FileExistsError:
-        raise DealBookError(f"{path} exists: not replaced (give --force to replace it)") from None
-    except OSError as error:
-        raise DealBookError(f"cannot write deal book {path}: {error.strerror or error}") from None
-    finally:
-        Path(temp).unlink(missing_ok=True)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                os.fchmod(handle.fileno(), 0o600)
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if force:
+                os.replace(temp, path)
+            else:
+                os.link(temp, path)  # never replaces a file made meanwhile
+        except FileExistsError:
+            raise DealBookError(
+                f"{path} exists: not replaced (give --force to replace it)"
+            ) from None
+        finally:
+            with contextlib.suppress(OSError):  # a folder turned read-only keeps it
+                Path(temp).unlink(missing_ok=True)
     return hashlib.sha256(data).hexdigest()
 
 

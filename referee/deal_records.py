@@ -2,36 +2,30 @@
 
 The games of a deal (a pair, seats swapped) share one hidden layout. A finished game's
 record is first written *withheld* (``referee.withheld``: no secret, no layout, flips as
-``b6(?)``), with no text record; its DCTP transcript is held in memory. Once every game
-of the deal has a record, each withheld record of the deal is completed: the deal's
-secret is derived again from the referee key (or, for a run dealt from a deal book, the
-deal's entry is read from the book), and the transcript, the text record and the complete
-JSON record are written, in that order. So a referee killed at any moment
-leaves either a game without a record (it is played again, its partners still
-withheld) or a deal whose games all have records, which ``complete_ready`` completes
-when the run is opened again; only the held transcripts are lost then. Every JSON record
-it writes, withheld or complete, carries its MAC (``referee.macs``).
+``b6(?)``), with no text record; what it leaves out, its DCTP transcript and an illegal
+move's whole detail, is written just before it, sealed under the referee key
+(``referee.held``). Once every game of the deal has a record, each withheld record of the
+deal is completed: the deal's secret is derived again from the referee key (or, for a run
+dealt from a deal book, the deal's entry is read from the book), and the transcript, the
+text record and the complete JSON record are written, in that order, then the sealed file
+removed. So a referee stopped at any moment (killed, or by a full disk) leaves either a
+game without a record (it is played again, its partners still withheld) or a deal whose
+games all have records, which ``complete_ready`` completes, transcripts too, when the run
+is opened again. Every JSON record it writes, withheld or complete, carries its MAC
+(``referee.macs``).
 """
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from .deal_book import LoadedBook, entries_by_deal
 from .deals import Deal, dealt
 from .game_setup import GameSetup, deal_secret_of
+from .held import HeldGame, read_held, remove_held, write_held
 from .macs import MacKeys, signed
 from .record import GameRecord, write_record
 from .storage import record_path, save_game
 from .withheld import complete, withhold
-
-
-@dataclass(frozen=True)
-class _Held:
-    """What a withheld record leaves out that only the referee's memory keeps."""
-
-    transcript: str | None
-    detail: str
 
 
 class DealRecords:
@@ -62,10 +56,13 @@ class DealRecords:
         self._entries = entries_by_deal(self._deals)
         self._recorded = set(found)
         self._withheld = {game_id: r for game_id, r in found.items() if r.withheld}
-        self._held: dict[str, _Held] = {}
+        for game_id, record in found.items():
+            if not record.withheld:  # completed by a run stopped before it removed the file
+                remove_held(out, game_id)
 
     def save(self, record: GameRecord, transcript: str | None = None) -> list[GameRecord]:
-        """Save a finished game's (complete) record and its transcript, if kept.
+        """Save a finished game's (complete) record and its transcript, if kept (WriteError
+        names a file that cannot be written).
 
         Returns the records written, as written: this game's withheld record while
         another game of its deal has no record; else every record of the deal that was
@@ -73,10 +70,12 @@ class DealRecords:
         """
         game_id = record.game_id
         withheld = self._signed(withhold(record))
+        if transcript is not None or withheld.detail != record.detail:
+            held = HeldGame(detail=record.detail, transcript=transcript)
+            write_held(self._out, self._key, game_id, held)
         write_record(withheld, record_path(self._out, game_id))
         self._recorded.add(game_id)
         self._withheld[game_id] = withheld
-        self._held[game_id] = _Held(transcript, record.detail)
         deal = self._setups[game_id].deal
         if all(other in self._recorded for other in self._deals[deal]):
             return self._complete(deal)
@@ -93,17 +92,19 @@ class DealRecords:
         ]
 
     def _complete(self, deal: str) -> list[GameRecord]:
-        """Complete the deal's withheld records: transcript, text record, then JSON each."""
+        """Complete the deal's withheld records: transcript, text record, then JSON each, and
+        the sealed file of what it left out removed."""
         games = [game_id for game_id in self._deals[deal] if game_id in self._withheld]
         if not games:
             return []
         revealed = self._deal(self._setups[games[0]])
         completed = []
         for game_id in games:
-            held = self._held.pop(game_id, None)
+            held = read_held(self._out, self._key, game_id)
             record = complete(self._withheld[game_id], revealed, held.detail if held else None)
             record = self._signed(record)
             save_game(self._out, record, held.transcript if held else None)
+            remove_held(self._out, game_id)
             del self._withheld[game_id]
             completed.append(record)
         return completed

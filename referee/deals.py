@@ -27,6 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from banqi_common.errors import InputError
+from banqi_common.write_errors import os_reason, writing
 from banqi_engine.layout import random_layout
 from banqi_engine.pieces import Piece
 
@@ -79,7 +80,7 @@ def load_or_create_key(path: Path, *, make_folder: bool = False) -> bytes:
                 f"cannot create referee key file {path}: its folder {path.parent} does not "
                 "exist; create the folder first or name a key file in one that does"
             ) from None
-        try:
+        with writing(f"create referee key file {path}"):
             path.parent.mkdir(parents=True, exist_ok=True)
             temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -92,10 +93,8 @@ def load_or_create_key(path: Path, *, make_folder: bool = False) -> bytes:
             finally:
                 temp.unlink()
             data = path.read_bytes()
-        except OSError as error:
-            raise KeyFileError(f"cannot create referee key file {path}: {error}") from None
     except OSError as error:
-        raise KeyFileError(f"cannot read referee key file {path}: {error}") from None
+        raise KeyFileError(f"cannot read referee key file {path}: {os_reason(error)}") from None
     return _long_enough(path, data)
 
 
@@ -111,7 +110,7 @@ def found_referee_key(given: Path | None) -> tuple[Path, bytes] | None:
             return None
         raise KeyFileError(f"referee key file {path} does not exist") from None
     except OSError as error:
-        raise KeyFileError(f"cannot read referee key file {path}: {error}") from None
+        raise KeyFileError(f"cannot read referee key file {path}: {os_reason(error)}") from None
     return path, _long_enough(path, data)
 
 

@@ -9,6 +9,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationInfo,
     field_validator,
     model_serializer,
 )
@@ -67,6 +68,20 @@ class EngineSpec(BaseModel):
         if value != value.strip() or any(c in value for c in "\r\n\t/\\"):
             raise ValueError("must not have surrounding spaces, tabs, newlines or slashes")
         return value
+
+    @field_validator("env")
+    @classmethod
+    def _plain_env(cls, env: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        engine = f" of engine {info.data['name']!r}" if "name" in info.data else ""
+        for key, value in env.items():
+            if not key or "=" in key or "\0" in key:
+                raise ValueError(
+                    f"env variable {key!r}{engine}: a name must be non-empty, with no = and "
+                    "no NUL byte"
+                )
+            if "\0" in value:
+                raise ValueError(f"env variable {key!r}{engine}: its value has a NUL byte")
+        return env
 
     def describe(self) -> str:
         """The command line as a shell would show it."""

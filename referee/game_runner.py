@@ -55,17 +55,21 @@ async def play_game(
     DCTP transcript if asked.
 
     Nothing is written but the live view at ``live_path`` while the game runs (if given;
-    removed at its end): the caller saves the record and the transcript (see
-    ``referee.deal_records``); a game cut short keeps neither.
+    given up, with one warning, at the first write that fails; removed at its end): the
+    caller saves the record and the transcript (see ``referee.deal_records``); a game cut
+    short keeps neither.
     """
     traffic = Transcript() if keep_traffic else None
     seats = engine_seats(setup, start_engine, traffic)
     loop: GameLoop
+    live = live_path
 
     def publish() -> None:
-        if live_path is not None and loop.record is None:
+        nonlocal live
+        if live is not None and loop.record is None:
             infos = [seat.info for seat in seats]
-            write_live(live_path, live_view(setup, infos, loop.plies))
+            if not write_live(live, live_view(setup, infos, loop.plies)):
+                live = None  # warned once: the game goes on without its live view
 
     loop = GameLoop(setup, deal, seats, on_change=publish)
     try:

@@ -11,8 +11,6 @@ Writing it is best effort: a live view that cannot be written never stops a game
 """
 
 import logging
-import os
-import tempfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,8 +18,10 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
 from banqi_common.model_files import read_model_file
+from banqi_common.write_errors import WriteError, writing
 from banqi_engine.rules import RuleSet
 
 from .game_setup import GameSetup
@@ -88,30 +88,25 @@ def live_view(
 
 
 def write_live(path: Path, view: LiveGame) -> bool:
-    """Replace the file atomically (temporary file, then rename; no fsync: a live view
-    lost in a crash costs nothing). False, with a warning logged, if it cannot be written."""
+    """Replace the file atomically (no fsync: a live view lost in a crash costs nothing).
+    False, with a warning logged, if it cannot be written."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(view.model_dump_json())
-            os.replace(temp, path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
-    except OSError as error:
-        log.warning("cannot write the live view %s: %s", path, error)
+        write_atomic(path, view.model_dump_json(), f"live view {path.stem}", durable=False)
+    except WriteError as error:
+        log.warning("%s", error)
         return False
     return True
 
 
 def end_live(path: Path) -> None:
     """Remove the live view of a game that has ended (its record takes over)."""
+    if not path.exists():  # never written: nothing to say of a folder that refuses writes
+        return
     try:
-        path.unlink(missing_ok=True)
-    except OSError as error:
-        log.warning("cannot remove the live view %s: %s", path, error)
+        with writing(f"remove live view {path.stem} from {path.parent}"):
+            path.unlink(missing_ok=True)
+    except WriteError as error:
+        log.warning("%s", error)
 
 
 def read_live(path: Path) -> LiveGame:
@@ -126,4 +121,5 @@ def clear_live_views(out: Path) -> None:
     if folder.is_dir():
         for path in folder.iterdir():
             if path.is_file():
-                path.unlink(missing_ok=True)
+                with writing(f"remove live view {path.stem} from {folder}"):
+                    path.unlink(missing_ok=True)

@@ -304,8 +304,8 @@ def player_info(spec: EngineSpec, time_control: TimeControl | None = None) -> Pl
 
 
 def write_record(record: GameRecord, path: Path) -> None:
-    """Write the record as indented JSON, atomically."""
-    write_atomic(path, record.model_dump_json(indent=2) + "\n")
+    """Write the record as indented JSON, atomically (WriteError if it cannot be)."""
+    write_atomic(path, record.model_dump_json(indent=2) + "\n", f"record {record.game_id}")
 
 
 def read_record(path: Path) -> GameRecord:

@@ -22,7 +22,7 @@ from referee.engine_check import EngineCheckError
 from referee.engine_spec import EngineSpec
 from referee.macs import MacKeys
 from referee.record import GameRecord, read_record
-from referee.sandbox import SandboxMode
+from referee.sandbox import Isolation, SandboxMode
 from referee.timecontrol import TimeControl
 from tournaments.cluster import Cluster, WorkerEngines, cluster_player
 from tournaments.config import TournamentConfig, load_config
@@ -121,6 +121,8 @@ def test_a_game_whose_worker_dies_is_played_again_and_saved_once(tmp_path: Path)
     ids = sorted(record.game_id for record in records)
     assert sorted(lines) == ids and len(set(ids)) == 6  # every game once, saved once
     assert all(record.worker is not None for record in records)
+    assert all(p.isolation is Isolation.NONE for record in records for p in record.players)
+    assert "warning: sandbox off on the cluster's workers, engines are NOT " in result.stderr
     names = [fake.name for fake in fakes]
     saved = json.loads((out / "standings.json").read_text(encoding="utf-8"))
     points = {name: 0.0 for name in names}

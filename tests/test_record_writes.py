@@ -2,7 +2,8 @@
 
 The failing write runs in a child process whose file-size limit (RLIMIT_FSIZE) is
 lowered below the new record's size, with SIGXFSZ ignored, so the write fails with
-EFBIG after some bytes went out, whatever way the record is written.
+EFBIG after some bytes went out, whatever way the record is written; the error names the
+file and the folder.
 """
 
 import os
@@ -26,9 +27,10 @@ LIMIT = 64 * 1024
 """Bytes the child may write to any one file: far more than the old record, less than the new."""
 
 CHILD = r"""
-import errno, resource, signal, sys
+import resource, signal, sys
 from pathlib import Path
 
+from banqi_common.write_errors import WriteError
 from referee.record import read_record, write_record
 from referee.storage import save_game
 
@@ -48,8 +50,8 @@ try:
         write_record(new, path)
     else:
         save_game(path.parent.parent, new)
-except OSError as error:
-    print(errno.errorcode.get(error.errno or 0, error.errno))
+except WriteError as error:
+    print(error)
 else:
     print("written")
 """
@@ -110,7 +112,10 @@ def test_a_failed_save_keeps_the_old_record_and_leaves_no_temp_file(
     old_json, old_text = path.read_bytes(), path.with_suffix(".txt").read_bytes()
     assert len(old_json) < LIMIT // 4
 
-    assert fail_to_overwrite(path, writer, grow) == "EFBIG"
+    failed = "text record" if grow == "name" else "record"
+    assert fail_to_overwrite(path, writer, grow) == (
+        f"cannot write {failed} g0001 to {out / 'games'}: file too large"
+    )
 
     assert path.read_bytes() == old_json
     assert read_record(path) == old

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from referee_fakes import TEST_MACS
 
 from banqi_cli.main import cli
+from banqi_common.write_errors import WriteError
 from referee.deals import KEY_ENV, KeyFileError, load_referee_key
 from referee.engine_spec import EngineSpec
 from tournaments.config import TournamentConfig, builtin_engine_command
@@ -43,14 +44,16 @@ def test_a_run_folder_that_cannot_be_made_is_named(tmp_path: Path) -> None:
     afile.write_text("")
     code, output = tournament("--out", str(afile / "run"))
     assert code == 1
-    assert output == f"Error: cannot create the run folder {afile / 'run'}: Not a directory\n"
+    assert output == f"Error: cannot create the run folder {afile / 'run'}: not a directory\n"
 
 
 def test_a_run_folder_that_cannot_be_locked_is_named(tmp_path: Path) -> None:
     (tmp_path / "run" / "tournament.lock").mkdir(parents=True)
-    with pytest.raises(RunFolderError) as refused, locked_run(tmp_path / "run"):
+    with pytest.raises(WriteError) as refused, locked_run(tmp_path / "run"):
         pass
-    assert str(refused.value) == f"cannot create the run folder {tmp_path / 'run'}: Is a directory"
+    assert str(refused.value) == (
+        f"cannot open the lock file tournament.lock in {tmp_path / 'run'}: is a directory"
+    )
 
 
 @pytest.mark.parametrize("command", ["tournament", "match"])

@@ -2,11 +2,13 @@
 
 import queue
 import random
+import re
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from game_drivers import play_shown
@@ -17,9 +19,11 @@ from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED
 from banqi_engine.players import RandomPlayer, make_player
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS
+from banqi_engine.search import Searcher
 from banqi_engine.search_player import SearchPlayer
 from banqi_engine.time_manager import (
     HARD_SHARE,
+    MAX_HARD_SECONDS,
     MAX_SOFT_SECONDS,
     OVERHEAD_SECONDS,
     PER_MOVE_SHARE,
@@ -37,6 +41,7 @@ from protocol.messages import Command, parse_genmove_payload, parse_reply_line
 OLYMPIAD = PRESETS["olympiad"]
 MIDGAME = "XpXn/XpG-/Xn-X/XXX-/XX-P/-XK-/NXXX/C--C b 01220021111012 3 40"
 ENGINE = Path(sys.executable).parent / "banqi-engine"
+ROOT = Path(__file__).resolve().parent.parent
 SLACK = 0.25
 """Seconds a move may run over its hard limit in these tests (a loaded machine)."""
 GRACE = 0.1
@@ -254,3 +259,43 @@ def test_no_time_loss_under_a_tenth_of_a_second_a_move() -> None:
     game, left = play_on_a_clock(3, 900_000, 100)
     assert len(left) > 5
     assert game.outcome is not None or len(game.plies) >= 400
+
+
+DOCUMENTED_HARD_SHARE = re.compile(r"a hard limit of the least of (\d+)% of the usable time")
+"""Where the manual says how much of its clock one move may take (docs/engine.md)."""
+FEW_PIECES = (
+    "X---/----/-K--/----/----/--k-/----/---X r 00000010000001 0 60",
+    "XX--/----/--G-/----/-p--/----/----/--XX b 10000000000111 4 80",
+)
+"""Positions with few moves likely left, where the share of the clock is what binds."""
+
+
+class Planned(Exception):
+    """The search was given its budget: the move need not be searched."""
+
+
+@pytest.mark.parametrize("remaining_ms", [5_000, 10_000, 30_000, 60_000, 300_000])
+def test_the_engine_never_plans_more_than_the_documented_share_of_its_clock(
+    remaining_ms: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The budget the search is given, as the player makes it on a clock: its hard limit
+    is within the manual's share of the time left, and that share is what binds where few
+    moves are left."""
+    found = DOCUMENTED_HARD_SHARE.search((ROOT / "docs" / "engine.md").read_text())
+    assert found is not None
+    share = int(found.group(1)) / 100
+    given: list[TimeBudget] = []
+
+    def planned(self: Searcher, pos: Position, rng: random.Random, **options: Any) -> None:
+        given.append(options["budget"])
+        raise Planned
+
+    monkeypatch.setattr(Searcher, "search", planned)
+    seconds = remaining_ms / 1000
+    for text in (*FEW_PIECES, MIDGAME):
+        player = SearchPlayer(OLYMPIAD, 0)
+        with pytest.raises(Planned):
+            player.choose_on_clock(Game(OLYMPIAD, parse_position(text)), remaining_ms)
+        assert 0 < given[-1].soft <= given[-1].hard <= share * seconds, (text, given[-1])
+    if seconds * share < MAX_HARD_SECONDS:  # else the cap of a move binds
+        assert max(budget.hard for budget in given) > 0.8 * share * seconds

@@ -5,6 +5,7 @@ read, every file as text, after each game.
 """
 
 import asyncio
+import base64
 import json
 import re
 import shutil
@@ -25,12 +26,13 @@ from banqi_engine.rules import PRESETS
 from banqi_engine.squares import parse_square
 from referee.deal_records import DealRecords
 from referee.deals import deal_secret, layout_from_secret
+from referee.held import HeldError, HeldGame, seal, unseal
 from referee.macs import mac_matches, signed
 from referee.reasons import Reason
 from referee.record import GameRecord, RecordError, read_record, write_record
 from referee.replay import replay_game_record
 from referee.shape_board import EMPTY, FACE_DOWN, FACE_UP, ShapeBoard
-from referee.storage import record_path, traffic_path
+from referee.storage import held_path, record_path, traffic_path
 from referee.text_record import format_text_record
 from referee.withheld import DETAIL_WITHHELD, complete, withhold
 from tournaments.config import TournamentConfig
@@ -150,7 +152,7 @@ def test_a_match_withholds_each_deal_until_its_last_game_has_ended(
     records = play_match(config, on_game)
 
     after_first = seen["g0001"]
-    assert game_files(after_first) == ["games/g0001.json"]
+    assert game_files(after_first) == ["games/g0001.held", "games/g0001.json"]
     assert_nothing_of_the_deal(after_first, SEED, "0")
     withheld = json.loads(after_first["games/g0001.json"])
     assert withheld["withheld"] is True
@@ -192,13 +194,14 @@ def test_a_match_stopped_after_half_a_pair_completes_it_when_run_again(
     with pytest.raises(Stop):
         play_match(config, stop)
     files = folder_text(out)
-    assert game_files(files) == ["games/g0001.json"]
+    assert game_files(files) == ["games/g0001.held", "games/g0001.json"]
     assert_nothing_of_the_deal(files, SEED, "0")
 
     records = play_match(config, lambda record: None)
     assert [r.game_id for r in records] == ["g0001", "g0002"]
-    assert_complete(out, originals["g0001"], transcript=False)  # the transcript died with the run
+    assert_complete(out, originals["g0001"], transcript=True)  # sealed beside its record
     assert_complete(out, originals["g0002"], transcript=True)
+    assert not held_path(out, "g0001").exists()
 
 
 def two_engine_tournament(concurrency: int = 1) -> tuple[TournamentConfig, list[ScheduledGame]]:
@@ -230,7 +233,7 @@ def test_a_tournament_resumed_with_half_a_pair_plays_the_other_game_then_complet
     with pytest.raises(Stop):
         run(out, config, games, RunEvents(stop, print))
     files = folder_text(out)
-    assert {name for name in files if name.startswith("games/")} == {f"games/{first}.json"}
+    assert game_files(files) == [f"games/{first}.held", f"games/{first}.json"]
     assert_nothing_of_the_deal(files, SEED, games[0].setup.deal)
     assert read_record(record_path(out, first)).withheld
     rows = json.loads(files["standings.json"])
@@ -240,7 +243,7 @@ def test_a_tournament_resumed_with_half_a_pair_plays_the_other_game_then_complet
     standings = run(out, config, games, RunEvents(lambda r, s: played.append(r), print))
     assert [record.game_id for record in played] == [second]
     assert not played[0].withheld
-    assert_complete(out, originals[first], transcript=False)  # its transcript was lost
+    assert_complete(out, originals[first], transcript=True)
     assert_complete(out, originals[second], transcript=True)
     assert [row.games for row in standings.rows] == [2, 2]
 
@@ -426,3 +429,55 @@ def test_the_shape_board_allows_only_what_some_piece_could_play(
     assert shape.squares[to] == FACE_UP
     if frm != to:
         assert shape.squares[frm] == EMPTY
+
+
+def test_what_a_withheld_record_leaves_out_is_sealed_and_completed_by_the_next_run(
+    finished_pair: tuple[Path, list[GameRecord]], tmp_path: Path
+) -> None:
+    """The transcript and an illegal move's whole detail: on disk only sealed, and back in
+    the complete record though the referee that played the game is gone."""
+    _, records = finished_pair
+    _, games = two_engine_tournament()
+    setups = [game.setup for game in games]
+    first = records[0].model_copy(
+        update={
+            "reason": Reason.ILLEGAL_MOVE,
+            "detail": "b2 b4: illegal move b2-b4: K cannot go from b2 to b4",
+        }
+    )
+    transcript = "".join(f"    0.001 [x] > 11 flip {p.move[:2]} {p.move[3]}\n" for p in first.plies)
+    out = tmp_path / "run"
+    DealRecords(out, TEST_KEY, setups, {}).save(first, transcript)
+    assert game_files(folder_text(out)) == [f"games/{first.game_id}.{x}" for x in ("held", "json")]
+    assert_nothing_of_the_deal(folder_text(out), SEED, games[0].setup.deal)
+    assert "cannot go" not in folder_text(out)[f"games/{first.game_id}.json"]
+
+    found = {first.game_id: read_record(record_path(out, first.game_id))}
+    with pytest.raises(HeldError, match=r"\.held \(sealed for another game or under another"):
+        DealRecords(out, b"another key" * 3, setups, found).save(records[1])
+    saved = DealRecords(out, TEST_KEY, setups, found).save(records[1])
+    assert [unsigned(record) for record in saved] == [unsigned(first), unsigned(records[1])]
+    for record in saved:
+        assert_signed(record)
+    assert traffic_path(out, first.game_id).read_text(encoding="utf-8") == transcript
+    assert not held_path(out, first.game_id).exists()
+
+
+def test_a_held_file_opens_only_for_its_game_under_its_key() -> None:
+    held = HeldGame(detail="b2 b4: illegal move", transcript="> 11 flip b6 K\n" * 1000)
+    text = seal(TEST_KEY, "g0001", held)
+    assert unseal(TEST_KEY, "g0001", text) == held
+    assert "flip" not in text and "illegal" not in text
+    assert seal(TEST_KEY, "g0001", held) != text  # a fresh nonce each time
+    data = json.loads(text)
+    sealed = bytearray(base64.b64decode(data["sealed"]))
+    sealed[7] ^= 1
+    tampered = json.dumps({**data, "sealed": base64.b64encode(sealed).decode()})
+    for key, game_id, bad in [
+        (bytes(32), "g0001", text),
+        (TEST_KEY, "g0002", text),
+        (TEST_KEY, "g0001", tampered),
+        (TEST_KEY, "g0001", "{"),
+    ]:
+        with pytest.raises(ValueError):
+            unseal(key, game_id, bad)

@@ -17,7 +17,7 @@ from typing import ClassVar, Final, Literal
 from referee.deal_book import LoadedBook, check_same_book, stamp_of
 from referee.macs import MacKeys
 from referee.record import GameRecord
-from referee.storage import GAMES_DIR
+from referee.storage import make_games_folder
 
 from .differences import model_differences
 from .match_config import MatchConfig, match_setups
@@ -115,7 +115,7 @@ def start_match_folder(state: MatchState, macs: MacKeys) -> None:
     """Write a new match's ``match.json`` (a resumed match's is left as it is)."""
     out = state.config.out
     if MATCH.read(out) is None:
-        (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
+        make_games_folder(out)
         write_state(out, MATCH, state, macs)
 
 

@@ -26,6 +26,7 @@ from pydantic import ConfigDict, ValidationError
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
+from banqi_common.write_errors import writing
 from referee.deal_book import BookStamp
 from referee.game_setup import GameSetup
 from referee.macs import MacKeys, mac_matches, signed
@@ -165,18 +166,16 @@ def is_temporary(path: Path) -> bool:
 @contextlib.contextmanager
 def locked_run(out: Path) -> Iterator[None]:
     """Make the run folder if needed and hold it for this process while it runs;
-    RunFolderError if it cannot be made or locked, RunLockedError if another run holds it.
+    WriteError if it cannot be made or its lock file opened, RunLockedError if another run
+    holds it.
 
     The lock is an ``flock`` on ``tournament.lock``, so it ends with the process, however
     the process ends.
     """
-    try:
+    with writing(f"create the run folder {out}"):
         out.mkdir(parents=True, exist_ok=True)
+    with writing(f"open the lock file {LOCK_FILE} in {out}"):
         handle = (out / LOCK_FILE).open("a", encoding="utf-8")
-    except OSError as error:
-        raise RunFolderError(
-            f"cannot create the run folder {out}: {error.strerror or error}"
-        ) from None
     with handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -202,7 +201,8 @@ def existing_records(
         if folder.is_dir():
             for stale in folder.iterdir():
                 if is_temporary(stale):
-                    stale.unlink(missing_ok=True)
+                    with writing(f"remove the half-written file {stale.name} from {folder}"):
+                        stale.unlink(missing_ok=True)
     found = {}
     problems = []
     unsigned = []

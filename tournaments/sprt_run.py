@@ -32,7 +32,7 @@ from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.macs import MacKeys
 from referee.record import GameRecord
-from referee.storage import GAMES_DIR
+from referee.storage import make_games_folder
 
 from . import run_folder
 from .config import ConfigError
@@ -145,7 +145,7 @@ def start_sprt_folder(settings: SprtSettings, macs: MacKeys) -> None:
     saved = SPRT.read(out)
     if saved is not None and saved.config.max_games == settings.config.max_games:
         return
-    (out / GAMES_DIR).mkdir(parents=True, exist_ok=True)
+    make_games_folder(out)
     run_folder.write_state(out, SPRT, settings, macs)
 
 

@@ -32,6 +32,7 @@ import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from banqi_common.errors import InputError
+from banqi_common.write_errors import writing
 from banqi_engine.eval_params import EvalParams, ParamsError, params_with
 from referee.reasons import Reason
 
@@ -342,18 +343,15 @@ def write_starting_file(path: Path) -> None:
         "within its bounds; c_end a twentieth of max - min, r_end 0.02 (about 20 / N suits\n"
         "a run of N iterations). Delete the tables of parameters not to tune."
     )
-    try:
-        with path.open("x", encoding="utf-8") as handle:
+    with writing(f"write parameter file {path}"):
+        try:
+            handle = path.open("x", encoding="utf-8")
+        except FileExistsError:
+            raise ParamFileError(
+                f"{path} exists: not replaced (remove it or name another file)"
+            ) from None
+        with handle:
             handle.write(param_file_text(default_params(), header))
-    except OSError as error:
-        raise ParamFileError(_not_written(path, error)) from None
-
-
-def _not_written(path: Path, error: OSError) -> str:
-    """Why a new parameter file could not be written, in words."""
-    if isinstance(error, FileExistsError):
-        return f"{path} exists: not replaced (remove it or name another file)"
-    return f"cannot write {path}: {error.strerror or error}"
 
 
 def check_builtin_params(params: dict[str, TuneParam], params_file: Path) -> None:

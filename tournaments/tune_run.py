@@ -30,6 +30,7 @@ from pydantic import Field
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
+from banqi_common.write_errors import writing
 from banqi_engine.players import MAX_LEVEL
 from referee.deals import deal_secret, dealt
 from referee.engine_spec import EngineSpec
@@ -188,7 +189,8 @@ def read_state(config: TuneConfig, macs: MacKeys) -> TuneState:
     its MAC checked. Half-written files a killed run left are removed (the run folder must
     be locked)."""
     for stale in config.out.glob(".*.tmp"):
-        stale.unlink(missing_ok=True)
+        with writing(f"remove the half-written file {stale.name} from {config.out}"):
+            stale.unlink(missing_ok=True)
     path = config.out / STATE_FILE
     state = TUNE_STATE.read(config.out)
     if state is None:
@@ -321,7 +323,7 @@ class _Run:
         for game in played:
             if game.transcript is not None:
                 path = self.config.out / TRAFFIC_DIR / f"{game.record.game_id}.dctp.log"
-                write_atomic(path, game.transcript)
+                write_atomic(path, game.transcript, f"transcript {game.record.game_id}")
         save_state(self.config.out, self.state, self.macs)
 
 
