@@ -25,17 +25,19 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
-from banqi_common.write_errors import writing
+from banqi_common.write_errors import os_reason, writing
 from banqi_engine.layout import format_layout
 
 from .deals import Deal
 from .storage import held_path
 
 NONCE_BYTES = 16
+"""Random bytes that make each file's stream its own."""
 
 
 class HeldError(InputError):
-    """A ``.held`` file that cannot be opened: damaged, another game's, or another key's."""
+    """A ``.held`` file that cannot be read or opened: damaged, another game's, or sealed
+    for another deal."""
 
 
 class HeldGame(BaseModel):
@@ -114,8 +116,12 @@ def read_held(out: Path, key: bytes, game_id: str) -> HeldGame | None:
     if not path.exists():
         return None
     try:
-        return unseal(key, game_id, path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+        data = path.read_bytes()
+    except OSError as error:
+        raise HeldError(f"cannot read {path}: {os_reason(error)}") from None
+    try:
+        return unseal(key, game_id, data.decode("utf-8"))
+    except ValueError as error:  # UnicodeDecodeError too
         raise HeldError(
             f"cannot open {path} ({error}): resume with the referee key the run was started "
             "with, or move the file away to complete its record without what it holds"
