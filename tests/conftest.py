@@ -16,6 +16,7 @@ CLOCK_FREE_FILES = frozenset(
         "test_cli_positions.py",
         "test_elo.py",
         "test_endgame.py",
+        "test_engine_env.py",
         "test_engine_any_referee.py",
         "test_engine_build.py",
         "test_engine_loop.py",
