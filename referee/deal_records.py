@@ -3,7 +3,7 @@
 The games of a deal (a pair, seats swapped) share one hidden layout. A finished game's
 record is first written *withheld* (``referee.withheld``: no secret, no layout, flips as
 ``b6(?)``), with no text record; what it leaves out, its DCTP transcript and an illegal
-move's whole detail, is written just before it, sealed under the referee key
+move's whole detail, is written just before it, sealed under a key only the deal gives
 (``referee.held``). Once every game of the deal has a record, each withheld record of the
 deal is completed: the deal's secret is derived again from the referee key (or, for a run
 dealt from a deal book, the deal's entry is read from the book), and the transcript, the
@@ -21,7 +21,7 @@ from pathlib import Path
 from .deal_book import LoadedBook, entries_by_deal
 from .deals import Deal, dealt
 from .game_setup import GameSetup, deal_secret_of
-from .held import HeldGame, read_held, remove_held, write_held
+from .held import HeldGame, deal_key, read_held, remove_held, write_held
 from .macs import MacKeys, signed
 from .record import GameRecord, write_record
 from .storage import record_path, save_game
@@ -34,7 +34,8 @@ class DealRecords:
     ``setups`` are every game of the run, in schedule order (they say which games share a
     deal); ``found`` the records already in the run folder, by game id. Holds no secret and
     no layout: a deal's is derived from ``key`` (or read from the run's deal ``book``, its
-    k-th distinct deal from entry k) when the deal is completed, and dropped after.
+    k-th distinct deal from entry k) when a game's held file is sealed and when the deal is
+    completed, and dropped after.
     """
 
     def __init__(
@@ -72,7 +73,7 @@ class DealRecords:
         withheld = self._signed(withhold(record))
         if transcript is not None or withheld.detail != record.detail:
             held = HeldGame(detail=record.detail, transcript=transcript)
-            write_held(self._out, self._key, game_id, held)
+            write_held(self._out, deal_key(self._deal(self._setups[game_id])), game_id, held)
         write_record(withheld, record_path(self._out, game_id))
         self._recorded.add(game_id)
         self._withheld[game_id] = withheld
@@ -100,7 +101,7 @@ class DealRecords:
         revealed = self._deal(self._setups[games[0]])
         completed = []
         for game_id in games:
-            held = read_held(self._out, self._key, game_id)
+            held = read_held(self._out, deal_key(revealed), game_id)
             record = complete(self._withheld[game_id], revealed, held.detail if held else None)
             record = self._signed(record)
             save_game(self._out, record, held.transcript if held else None)

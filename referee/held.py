@@ -1,16 +1,17 @@
 """What a withheld record leaves out (its game's DCTP transcript, an illegal move's whole
-``detail``), kept beside it in ``games/<game_id>.held``, sealed under the referee key,
-until its deal is complete.
+``detail``), kept beside it in ``games/<game_id>.held``, sealed under a key derived from
+its deal, until the deal is complete.
 
 A transcript shows every flip's piece, so it must not be readable before the deal's last
 game has ended; kept only in memory, it was lost whenever the referee stopped between the
 games of a deal (Ctrl-C, a full disk, ``kill -9``). Sealed, it is written before the
 withheld record and completed with it, also by a resumed run.
 
-The seal: a random nonce; from HMAC-SHA256(key, ``held/<game_id>/<nonce>``) a stream key
-(SHAKE-256 of it, XORed over the text) and a tag key (HMAC-SHA256 of the sealed bytes), so
-the file is as secret as the deal secrets derived from the same key, and a damaged file,
-another game's, or one sealed under another key is refused, not read as garbage.
+The seal: the deal key (:func:`deal_key`, from the deal's secret and layout: only who
+knows the deal can derive it, so the file tells nothing the deal does not) and a random
+nonce give, by HMAC-SHA256, a stream key (SHAKE-256 of it, XORed over the text) and a tag
+key (HMAC-SHA256 of the sealed bytes): a damaged file, another game's, or one sealed for
+another deal (another referee key) is refused, not read as garbage.
 """
 
 import base64
@@ -24,15 +25,19 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
-from banqi_common.write_errors import writing
+from banqi_common.write_errors import os_reason, writing
+from banqi_engine.layout import format_layout
 
+from .deals import Deal
 from .storage import held_path
 
 NONCE_BYTES = 16
+"""Random bytes that make each file's stream its own."""
 
 
 class HeldError(InputError):
-    """A ``.held`` file that cannot be opened: damaged, another game's, or another key's."""
+    """A ``.held`` file that cannot be read or opened: damaged, another game's, or sealed
+    for another deal."""
 
 
 class HeldGame(BaseModel):
@@ -54,6 +59,12 @@ class _HeldFile(BaseModel):
     nonce: str
     sealed: str
     tag: str
+
+
+def deal_key(deal: Deal) -> bytes:
+    """The key the held files of ``deal``'s games are sealed under."""
+    words = f"banqi-held/{deal.secret or ''}/{format_layout(deal.layout)}"
+    return hashlib.sha256(words.encode()).digest()
 
 
 def _keys(key: bytes, game_id: str, nonce: bytes) -> tuple[bytes, bytes]:
@@ -80,7 +91,7 @@ def seal(key: bytes, game_id: str, held: HeldGame) -> str:
 
 
 def unseal(key: bytes, game_id: str, text: str) -> HeldGame:
-    """What a sealed file holds; ValueError if it is not ``game_id``'s, sealed under ``key``."""
+    """What a sealed file holds; ValueError if it is not ``game_id``'s sealed under ``key``."""
     try:
         held = _HeldFile.model_validate_json(text)
         nonce, sealed = bytes.fromhex(held.nonce), base64.b64decode(held.sealed, validate=True)
@@ -89,7 +100,7 @@ def unseal(key: bytes, game_id: str, text: str) -> HeldGame:
     stream_key, tag_key = _keys(key, game_id, nonce)
     expected = hmac.new(tag_key, sealed, hashlib.sha256).hexdigest()
     if held.game_id != game_id or not hmac.compare_digest(expected, held.tag):
-        raise ValueError("sealed for another game or under another referee key, or damaged")
+        raise ValueError("damaged, another game's, or sealed for another deal")
     return HeldGame.model_validate_json(_xor_stream(stream_key, sealed))
 
 
@@ -105,11 +116,15 @@ def read_held(out: Path, key: bytes, game_id: str) -> HeldGame | None:
     if not path.exists():
         return None
     try:
-        return unseal(key, game_id, path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
+        data = path.read_bytes()
+    except OSError as error:
+        raise HeldError(f"cannot read {path}: {os_reason(error)}") from None
+    try:
+        return unseal(key, game_id, data.decode("utf-8"))
+    except ValueError as error:  # UnicodeDecodeError too
         raise HeldError(
             f"cannot open {path} ({error}): resume with the referee key the run was started "
-            "with, or move the file away to complete the record without its transcript"
+            "with, or move the file away to complete its record without what it holds"
         ) from None
 
 

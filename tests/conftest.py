@@ -17,6 +17,7 @@ CLOCK_FREE_FILES = frozenset(
         "test_cluster_records.py",
         "test_elo.py",
         "test_endgame.py",
+        "test_engine_env.py",
         "test_engine_any_referee.py",
         "test_engine_build.py",
         "test_engine_loop.py",

@@ -1,18 +1,29 @@
 """``banqi match --first-to POINTS --points W,D,L``: a match played to a score, in pairs."""
 
+import asyncio
 import contextlib
 import json
 import shlex
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 from pair_stubs import stub_games, stub_record
-from referee_fakes import Fake, write_fake
+from referee_fakes import TEST_KEY, Fake, write_fake
 
 from banqi_cli.main import cli
-from referee.record import read_record
+from banqi_engine.rules import PRESETS
+from referee.deals import Deal
+from referee.engine_spec import EngineSpec
+from referee.game_runner import PlayedGame
+from referee.game_setup import GameSetup
+from referee.reasons import Reason
+from referee.record import GameEnd, build_record, player_info, read_record
 from referee.storage import GAMES_DIR, record_path
+from tournaments.match import open_match, run_match, score_tracker, start_match_folder
+from tournaments.match_config import MatchConfig
 from tournaments.match_score import (
     RESULT_FILE,
     MatchResult,
@@ -21,6 +32,7 @@ from tournaments.match_score import (
     ScoreTracker,
     parse_points,
 )
+from tournaments.runner import GamePlayer, PlayPlace, RunEvents, RunOptions
 
 RESIGNS = """
 def on_genmove(i, words):
@@ -258,3 +270,64 @@ def test_a_plain_match_saves_no_score(tmp_path: Path, fakes: list[Fake]) -> None
     assert "match to" not in result.output
     assert "match" not in json.loads((tmp_path / "run" / "report.json").read_text())
     assert "Match" not in (tmp_path / "run" / "report.txt").read_text()
+
+
+SCRIPT = {
+    "g0001": (0.02, 0),
+    "g0002": (0.5, 0),
+    "g0003": (1.0, 1),
+    "g0004": (0.05, 1),
+    **{f"g000{n}": (0.05, 1) for n in range(5, 9)},
+}
+"""Each game's seconds and winner (0: A, 1: B). A wins pair 1 and with it the match (6
+points, first to 5); B would win every later game."""
+
+
+def scripted(started: list[str]) -> PlayPlace:
+    """Two games at once, each lasting and ending as ``SCRIPT`` says; ``started`` gets
+    their ids as they start."""
+
+    async def play(setup: GameSetup, deal: Deal, keep: bool, live: Path | None) -> PlayedGame:
+        started.append(setup.game_id)
+        seconds, winner = SCRIPT[setup.game_id]
+        begun = datetime.now(UTC)
+        await asyncio.sleep(seconds)
+        names = [spec.name for spec in setup.players]
+        words = f"{names[winner]} wins: {names[1 - winner]} resigned"
+        end = GameEnd(winner=winner, reason=Reason.RESIGN, result=words)
+        players = (player_info(setup.players[0]), player_info(setup.players[1]))
+        record = build_record(setup, deal, players, [], end, begun, datetime.now(UTC))
+        return PlayedGame(record, None)
+
+    @contextlib.asynccontextmanager
+    async def place() -> AsyncIterator[tuple[GamePlayer, int]]:
+        yield play, 2
+
+    return place
+
+
+def test_games_that_run_past_the_deciding_pair_are_kept_but_not_counted(tmp_path: Path) -> None:
+    """Two games at once: pair 2 starts while pair 1 is played, its second game only once
+    pair 1 has decided the match; both are played (no record stays withheld) but the score
+    is pair 1's, and no later pair starts."""
+    score = MatchScore(first_to=5, points=parse_points("3,1,0"))
+    engines = (EngineSpec(name="A", command=("a",)), EngineSpec(name="B", command=("b",)))
+    config = MatchConfig(
+        engines=engines, games=8, rules=PRESETS["casual"], concurrency=2, seed=1, out=tmp_path
+    )
+    start_match_folder(open_match(config, seed_given=True, score=score))
+    started: list[str] = []
+    events = RunEvents(lambda record, standings: None, lambda *_: None)
+    options = RunOptions(key=TEST_KEY, out=config.out, events=events, play_on=scripted(started))
+    records = asyncio.run(run_match(config, options, score_tracker(config, score)))
+
+    assert started == ["g0001", "g0002", "g0003", "g0004"]
+    by_id = {record.game_id: record for record in records}
+    assert sorted(by_id) == started and not any(r.withheld for r in records)
+    decided_at = by_id["g0002"].finished_at
+    assert by_id["g0003"].started_at < decided_at <= by_id["g0004"].started_at
+    assert decided_at < by_id["g0003"].finished_at
+    summary = "match to 5 points (win 3, draw 1, loss 0): A wins 6-0 after 2 games"
+    saved = saved_result(config.out)
+    assert (saved.points, saved.games, saved.winner, saved.summary) == ((6, 0), 2, "A", summary)
+    assert saved == score_tracker(config, score).result()  # the same, counted from the folder

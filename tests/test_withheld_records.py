@@ -453,7 +453,7 @@ def test_what_a_withheld_record_leaves_out_is_sealed_and_completed_by_the_next_r
     assert "cannot go" not in folder_text(out)[f"games/{first.game_id}.json"]
 
     found = {first.game_id: read_record(record_path(out, first.game_id))}
-    with pytest.raises(HeldError, match=r"\.held \(sealed for another game or under another"):
+    with pytest.raises(HeldError, match=r"\.held \(damaged, another game's, or sealed for anoth"):
         DealRecords(out, b"another key" * 3, setups, found).save(records[1])
     saved = DealRecords(out, TEST_KEY, setups, found).save(records[1])
     assert [unsigned(record) for record in saved] == [unsigned(first), unsigned(records[1])]

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from in_process_engines import engine_spec, in_process
-from referee_fakes import TEST_KEY, write_fake
+from referee_fakes import TEST_KEY, Fake, write_fake
 
 from banqi_cli.main import cli
 from banqi_common.write_errors import WriteError
@@ -155,14 +155,14 @@ def fill(path: Path) -> None:
     os.close(fd)
 
 
-def engines(folder: Path) -> list[str]:
-    """Two fake engines that play legal moves, as ``NAME=COMMAND``."""
-    fakes = [write_fake(folder, name, legal=True) for name in ("alpha", "beta")]
+def engines(folder: Path, fakes: list[Fake]) -> list[str]:
+    """Two fake engines that play legal moves, as ``NAME=COMMAND`` (in ``fakes`` too)."""
+    fakes += [write_fake(folder, name, legal=True) for name in ("alpha", "beta")]
     return [f"{fake.name}={shlex.join(fake.command)}" for fake in fakes]
 
 
 def test_a_full_disk_stops_a_match_with_one_line_and_the_same_command_completes_it(
-    tmp_path: Path, mount: Mount, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, mount: Mount, monkeypatch: pytest.MonkeyPatch, fakes: list[Fake]
 ) -> None:
     disk = tmp_path / "disk"
     disk.mkdir()
@@ -177,7 +177,7 @@ def test_a_full_disk_stops_a_match_with_one_line_and_the_same_command_completes_
         fill(filler)  # the disk is full once the first game's withheld record is saved
         return saved
 
-    args = ["match", *engines(tmp_path), "--games", "2", "--rules", "casual", "--seed", "1"]
+    args = ["match", *engines(tmp_path, fakes), "--games", "2", "--rules", "casual", "--seed", "1"]
     args += ["--log-traffic", "--sandbox", "off", "--out", str(out)]
     args += ["--key-file", str(tmp_path / "key")]
     with monkeypatch.context() as patch:
@@ -197,10 +197,10 @@ def test_a_full_disk_stops_a_match_with_one_line_and_the_same_command_completes_
 
 
 def test_a_read_only_run_folder_is_named_and_so_is_the_record_it_cannot_write(
-    tmp_path: Path, mount: Mount
+    tmp_path: Path, mount: Mount, fakes: list[Fake]
 ) -> None:
     out = tmp_path / "run"
-    args = ["tournament", *(f"--engine={engine}" for engine in engines(tmp_path))]
+    args = ["tournament", *(f"--engine={engine}" for engine in engines(tmp_path, fakes))]
     args += ["--rules", "casual", "--seed", "1", "--sandbox", "off", "--quiet"]
     args += ["--out", str(out), "--key-file", str(tmp_path / "key")]
     assert CliRunner().invoke(cli, args).exit_code == 0
@@ -232,14 +232,14 @@ def test_a_read_only_run_folder_is_named_and_so_is_the_record_it_cannot_write(
     ],
 )
 def test_each_file_a_run_makes_in_a_read_only_folder_is_named(
-    tmp_path: Path, mount: Mount, what: str, says: str
+    tmp_path: Path, mount: Mount, what: str, says: str, fakes: list[Fake]
 ) -> None:
     ro = tmp_path / "ro"
     ro.mkdir()
     read_only(mount, ro)
     key = ro / "key" if what == "key file" else tmp_path / "key"
     if what == "run folder":
-        args = ["match", *engines(tmp_path), "--sandbox", "off", "--out", str(ro / "run")]
+        args = ["match", *engines(tmp_path, fakes), "--sandbox", "off", "--out", str(ro / "run")]
     else:
         book = ro if what == "deal book" else tmp_path
         args = ["deals", "--count", "1", "--out", str(book / "book.json")]
