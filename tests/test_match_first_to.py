@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 from pair_stubs import stub_games, stub_record
-from referee_fakes import TEST_KEY, Fake, write_fake
+from referee_fakes import TEST_KEY, TEST_MACS, Fake, write_fake
 
 from banqi_cli.main import cli
 from banqi_engine.rules import PRESETS
@@ -19,10 +19,17 @@ from referee.deals import Deal
 from referee.engine_spec import EngineSpec
 from referee.game_runner import PlayedGame
 from referee.game_setup import GameSetup
+from referee.macs import MacKeys
 from referee.reasons import Reason
 from referee.record import GameEnd, build_record, player_info, read_record
 from referee.storage import GAMES_DIR, record_path
-from tournaments.match import open_match, run_match, score_tracker, start_match_folder
+from tournaments.match import (
+    match_setups,
+    open_match,
+    run_match,
+    score_tracker,
+    start_match_folder,
+)
 from tournaments.match_config import MatchConfig
 from tournaments.match_score import (
     RESULT_FILE,
@@ -32,6 +39,7 @@ from tournaments.match_score import (
     ScoreTracker,
     parse_points,
 )
+from tournaments.run_folder import existing_records
 from tournaments.runner import GamePlayer, PlayPlace, RunEvents, RunOptions
 
 RESIGNS = """
@@ -300,7 +308,7 @@ def scripted(started: list[str]) -> PlayPlace:
         return PlayedGame(record, None)
 
     @contextlib.asynccontextmanager
-    async def place() -> AsyncIterator[tuple[GamePlayer, int]]:
+    async def place(macs: MacKeys) -> AsyncIterator[tuple[GamePlayer, int]]:
         yield play, 2
 
     return place
@@ -315,11 +323,11 @@ def test_games_that_run_past_the_deciding_pair_are_kept_but_not_counted(tmp_path
     config = MatchConfig(
         engines=engines, games=8, rules=PRESETS["casual"], concurrency=2, seed=1, out=tmp_path
     )
-    start_match_folder(open_match(config, seed_given=True, score=score))
+    start_match_folder(open_match(config, True, TEST_MACS, score=score), TEST_MACS)
     started: list[str] = []
     events = RunEvents(lambda record, standings: None, lambda *_: None)
     options = RunOptions(key=TEST_KEY, out=config.out, events=events, play_on=scripted(started))
-    records = asyncio.run(run_match(config, options, score_tracker(config, score)))
+    records = asyncio.run(run_match(config, options, score_tracker(config, score, {})))
 
     assert started == ["g0001", "g0002", "g0003", "g0004"]
     by_id = {record.game_id: record for record in records}
@@ -330,4 +338,5 @@ def test_games_that_run_past_the_deciding_pair_are_kept_but_not_counted(tmp_path
     summary = "match to 5 points (win 3, draw 1, loss 0): A wins 6-0 after 2 games"
     saved = saved_result(config.out)
     assert (saved.points, saved.games, saved.winner, saved.summary) == ((6, 0), 2, "A", summary)
-    assert saved == score_tracker(config, score).result()  # the same, counted from the folder
+    found = existing_records(config.out, match_setups(config), TEST_MACS)
+    assert saved == score_tracker(config, score, found).result()  # the same, from the folder
