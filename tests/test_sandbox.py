@@ -306,8 +306,11 @@ def test_a_referee_killed_mid_game_takes_every_engine_process_with_it(
     engines = [f"{fake.name}={sys.executable} {fake.script.name}" for fake in (hanging, good)]
     if command == "match":
         args = ["match", *(engine.partition("=")[2] for engine in engines), "--games", "2"]
+        room = f"{Path(sys.executable).name} {hanging.script.name}"
     else:
         args = ["tournament", *(f"--engine={engine}" for engine in engines)]
+        room = hanging.name
+    args.append(f"--cwd={room}={work}")  # its folder is its room: it notes its pids there
     # forking 200 processes before answering may take long on a loaded machine
     args += ["--time", "120", "--stall-timeout", "60", "--out", str(tmp_path / "run")]
     process = run_cli(args, work, home, tmp_path / "out", HOSTILE_TOKEN=token)
@@ -318,7 +321,7 @@ def test_a_referee_killed_mid_game_takes_every_engine_process_with_it(
             if time.monotonic() > deadline or process.poll() is not None:
                 break
             time.sleep(0.05)
-        assert len(holders(token)) >= 200
+        assert len(hanging.pids()) >= 2 and len(holders(token)) >= 200
         process.send_signal(stop)
         process.communicate(timeout=30)
         assert process.returncode == (-9 if stop == signal.SIGKILL else 130)
