@@ -550,3 +550,20 @@ def test_a_program_in_a_virtual_environment_is_shown_with_the_environment(tmp_pa
     assert venv in view.read_only
     view = engine_view([str(venv / "bin" / "my-engine")], Path("/"), [], [], None)
     assert venv in view.read_only
+
+
+@pytest.mark.parametrize("name", ["banqi-runs", "dask-scratch-space", "dask-worker-space"])
+def test_default_run_and_dask_folders_are_covered_whatever_they_hold(
+    tmp_path: Path, name: str
+) -> None:
+    """A default run folder (or Dask's scratch) beside an engine's program is covered as a
+    whole, also while it holds no ``games/`` yet (a run being started, a tuning run's
+    state, a worker's spilled data); an ordinary folder beside it stays shown."""
+    work = tmp_path / "work"
+    (work / name / "t-2026-12-01").mkdir(parents=True)
+    (work / name / "t-2026-12-01" / "tune.json").write_text("{}")
+    (work / "data").mkdir()
+    (work / "engine.py").write_text("")
+    view = engine_view([sys.executable, str(work / "engine.py")], None, [], [])
+    assert work in view.read_only
+    assert view.hidden == (work / name,)
