@@ -1,5 +1,5 @@
-"""The "about the run" block every report and chart starts with: what a shared report needs
-to be read on its own.
+"""The "about the run" block the reports start with and the SPRT chart ends with: what a
+shared report needs to be read on its own.
 
 :func:`about_run` builds it once, from the run's records (the truth of what was played) and
 what its config asked (:class:`RunAsked`, shown for what no record says yet); the renderers
