@@ -160,8 +160,12 @@ def about_run(
         return DealSource(book=book.path if book and book.sha256 == sha else None, sha256=sha)
 
     asked_deal = DealSource() if book is None else DealSource(book=book.path, sha256=book.sha256)
-    asked_names = [] if asked is None else [engine.name for engine in asked.engines]
-    names = dict.fromkeys([*asked_names, *(p.name for r in records for p in r.players)])
+    seats: dict[str, list[PlayerInfo]] = {}
+    for engine in () if asked is None else asked.engines:
+        seats[engine.name] = []
+    for record in records:
+        for player in record.players:
+            seats.setdefault(player.name, []).append(player)
     return ReportAbout(
         banqi_version=VERSION,
         written_at=written_at or datetime.now(UTC),
@@ -175,13 +179,13 @@ def about_run(
         seeds=_seen(records, lambda r: r.seed, None if asked is None else asked.seed),
         deals=_seen(records, deal_of, None if asked is None else asked_deal),
         sandbox_asked=None if asked is None else asked.sandbox,
-        engines=[_engine_about(name, records, asked) for name in names],
+        engines=[_engine_about(name, played, asked) for name, played in seats.items()],
     )
 
 
-def _engine_about(name: str, records: Sequence[GameRecord], asked: RunAsked | None) -> EngineAbout:
-    """Engine ``name`` in the records; the config's command and time where it has none."""
-    seats = [p for r in records for p in r.players if p.name == name]
+def _engine_about(name: str, seats: Sequence[PlayerInfo], asked: RunAsked | None) -> EngineAbout:
+    """Engine ``name`` in its ``seats`` of the records; the config's command and time where
+    it has none."""
     engines = () if asked is None else asked.engines
     wanted = next((engine for engine in engines if engine.name == name), None)
     time_counts = _counts(seat.time_control for seat in seats)
@@ -208,11 +212,16 @@ def _seen(items: Sequence[R], fact: Callable[[R], T], asked: T | None) -> list[S
 
 
 def _counts(values: Iterable[T]) -> list[Seen[T]]:
-    """Each distinct value, in order of first appearance, with how often it came."""
-    counts: dict[T, int] = {}
+    """Each distinct value, in order of first appearance, with how often it came (a model
+    compared by its class and field values: a report is written after every game, over
+    every record)."""
+    first: dict[Hashable, T] = {}
+    counts: dict[Hashable, int] = {}
     for value in values:
-        counts[value] = counts.get(value, 0) + 1
-    return [Seen(value=value, games=games) for value, games in counts.items()]
+        key = (type(value), *vars(value).values()) if isinstance(value, BaseModel) else value
+        first.setdefault(key, value)
+        counts[key] = counts.get(key, 0) + 1
+    return [Seen(value=first[key], games=games) for key, games in counts.items()]
 
 
 def rules_text(rules: RuleSet) -> str:
