@@ -58,6 +58,7 @@ Statistics and reports:
 - ``elo``: Elo of a score, trinomial and pentanomial Elo, LOS.
 - ``ratings``: the Bradley-Terry rating fit with BayesElo's prior.
 - ``gauntlet``: a gauntlet's head-to-head lines, from each gauntlet engine's side.
+- ``report_about``: the block about the run that the reports and the SPRT chart show.
 - ``report_tables``: the report's tables as cells of text.
 - ``reports``: the reports as text, Markdown, JSON and HTML, and a match's head-to-head line.
 - ``report_page``: ``report.html``, one self-contained page.

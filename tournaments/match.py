@@ -23,6 +23,7 @@ from .differences import model_differences
 from .match_config import MatchConfig, match_setups
 from .match_score import MatchScore, ScoreTracker, save_result
 from .pairs import ScheduledGame, two_engine_games
+from .report_about import about_run
 from .reports import write_reports
 from .results import Standings
 from .run_folder import (
@@ -158,5 +159,6 @@ async def run_match(
     if tracker is not None:
         result = tracker.result()
         save_result(config.out, result)
-        write_reports(config.out, end.standings, match=result.summary)
+        about = about_run(end.records, options.asked)
+        write_reports(config.out, end.standings, match=result.summary, about=about)
     return end.records

@@ -17,6 +17,7 @@ from .engine_places import Notices, check_before_games, live_views_safe, playing
 from .match import MATCH, MATCH_FILE, open_match, run_match, score_tracker, start_match_folder
 from .match_config import MatchConfig, match_setups
 from .match_score import MatchResult, MatchScore
+from .report_about import run_asked
 from .results import Standings
 from .run_access import RunAccess
 from .run_adopt import adopt_unsigned
@@ -113,6 +114,7 @@ def run_match_job(
             play_on=play.place,
             live_views=live_views_safe(config.sandbox, config.concurrency),
             found=found,
+            asked=run_asked(config, config.engines, config.seed, state.deal_book),
         )
         records = run_interruptible(run_match(config, options, tracker))
     result = None if tracker is None else tracker.result()

@@ -3,13 +3,15 @@
 Plain HTML with its style inline and an inline SVG chart of each engine's rating with its
 95% margin as an error bar; nothing is fetched (no script, font, image or link). The
 tables are the cells of :mod:`tournaments.report_tables`, as in the text and Markdown
-reports.
+reports. Given the run's :class:`~tournaments.report_about.ReportAbout`, the page starts
+with it (:func:`about_section`, which ``sprt.html`` shows too); every text is escaped.
 """
 
 import math
 from collections.abc import Callable, Sequence
 from html import escape
 
+from .report_about import ABOUT_NOTE, ABOUT_TITLE, ReportAbout, about_items, engines_table
 from .report_tables import Table, report_tables
 from .results import StandingRow, Standings
 
@@ -18,6 +20,8 @@ body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
 th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; white-space: nowrap; }
 th { background: #f2f2f2; }
+.about th { text-align: left; }
+.about td { white-space: normal; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .note { color: #555; max-width: 60em; font-size: 0.9em; }
 svg text { font: 12px system-ui, sans-serif; fill: #222; }
@@ -45,10 +49,14 @@ TOP = 26
 
 
 def report_page(
-    standings: Standings, gauntlet_lines: Sequence[str] = (), match: str | None = None
+    standings: Standings,
+    gauntlet_lines: Sequence[str] = (),
+    match: str | None = None,
+    about: ReportAbout | None = None,
 ) -> str:
-    """The whole page: standings, rating chart, crosstable, head to head, and a gauntlet's
-    lines or a match to a score's outcome, if any."""
+    """The whole page: the run's ``about`` block (if given), standings, rating chart,
+    crosstable, head to head, and a gauntlet's lines or a match to a score's outcome, if
+    any."""
     standings_table, *other_tables = report_tables(standings)
     games = sum(row.games for row in standings.rows) // 2
     parts = [
@@ -59,6 +67,7 @@ def report_page(
         "<body>",
         "<h1>Tournament report</h1>",
         f"<p>{len(standings.rows)} engines, {games} games.</p>",
+        *([] if about is None else [about_section(about)]),
         _table_section(standings_table),
         "<h2>Ratings</h2>",
         f'<p class="note">{escape(CHART_NOTE)}</p>',
@@ -72,6 +81,25 @@ def report_page(
         parts += ["<h2>Match</h2>", f"<p>{escape(match)}</p>"]
     parts += ["</body>", "</html>"]
     return "\n".join(parts) + "\n"
+
+
+def about_section(about: ReportAbout) -> str:
+    """The run's block: its facts as a table of label and text, then the engines' table."""
+    rows = (
+        f'<tr><th scope="row">{escape(label)}</th><td>{escape(text)}</td></tr>'
+        for label, text in about_items(about)
+    )
+    return "\n".join(
+        [
+            f'<section id="about">\n<h2>{escape(ABOUT_TITLE)}</h2>',
+            f'<p class="note">{escape(ABOUT_NOTE)}</p>',
+            '<table class="about">',
+            *rows,
+            "</table>",
+            _table_section(engines_table(about)),
+            "</section>",
+        ]
+    )
 
 
 def _table_section(table: Table) -> str:

@@ -1,6 +1,10 @@
 """The tournament reports: standings as plain text, Markdown, JSON and an HTML page, and
 their files; a match's head-to-head line.
 
+Given the run's :class:`~tournaments.report_about.ReportAbout`, a report starts with it: the
+rules, time control, seed or deal book, dates, engines (commands, the names and versions
+they answered, sandboxes) and the banqi version.
+
 A gauntlet's reports (``gauntlet`` names its gauntlet engines) end with the head-to-head
 line of each gauntlet engine against each opponent, from the gauntlet engine's side; a
 match to a score's (``match``, its summary line) with who won it.
@@ -12,6 +16,7 @@ JSON
     score its summary line (``match``).
 """
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,6 +25,7 @@ from pydantic import Field, TypeAdapter
 from banqi_common.atomic import write_atomic
 
 from .gauntlet import gauntlet_pairs
+from .report_about import ABOUT_NOTE, ABOUT_TITLE, ReportAbout, about_items, engines_table
 from .report_page import report_page
 from .report_tables import Table, estimate_cells, report_tables
 from .results import PairStats, StandingRow, Standings
@@ -35,33 +41,68 @@ MATCH_NOTE = "Who won the match to a score, counted a complete pair of games at 
 
 
 def format_standings_text(
-    standings: Standings, gauntlet: Sequence[str] = (), match: str | None = None
+    standings: Standings,
+    gauntlet: Sequence[str] = (),
+    match: str | None = None,
+    about: ReportAbout | None = None,
 ) -> str:
-    """Standings, crosstable and head-to-head statistics as fixed-width plain-text tables,
-    a gauntlet's lines, and a match to a score's outcome."""
+    """The run's ``about`` block (if given), then standings, crosstable and head-to-head
+    statistics as fixed-width plain-text tables, a gauntlet's lines, and a match to a
+    score's outcome."""
+
+    def heading(title: str, note: str) -> list[str]:
+        return [title, note, ""]
+
+    about_blocks = []
+    if about is not None:
+        items = [f"{label}: {text}" for label, text in about_items(about)]
+        table = engines_table(about)
+        about_blocks = [
+            "\n".join(heading(ABOUT_TITLE, ABOUT_NOTE) + items),
+            "\n".join(heading(table.title, table.note) + _aligned_lines(table)),
+        ]
     return _blocks(
-        standings,
-        gauntlet,
-        match,
-        lambda title, note: [title, note, ""],
-        _aligned_lines,
-        lambda line: line,
+        standings, gauntlet, match, heading, _aligned_lines, lambda line: line, about_blocks
     )
 
 
 def format_standings_markdown(
-    standings: Standings, gauntlet: Sequence[str] = (), match: str | None = None
+    standings: Standings,
+    gauntlet: Sequence[str] = (),
+    match: str | None = None,
+    about: ReportAbout | None = None,
 ) -> str:
-    """Standings, crosstable and head-to-head statistics as Markdown tables, a gauntlet's
-    lines as a list, and a match to a score's outcome."""
+    """The run's ``about`` block (if given, its text escaped), then standings, crosstable
+    and head-to-head statistics as Markdown tables, a gauntlet's lines as a list, and a
+    match to a score's outcome."""
+
+    def heading(title: str, note: str) -> list[str]:
+        return [f"## {title}", "", note, ""]
+
+    about_blocks = []
+    if about is not None:
+        items = [f"- **{label}:** {markdown_text(text)}" for label, text in about_items(about)]
+        table = engines_table(about)
+        escaped = table._replace(rows=[[markdown_text(c) for c in row] for row in table.rows])
+        about_blocks = [
+            "\n".join(heading(ABOUT_TITLE, ABOUT_NOTE) + items),
+            "\n".join(heading(table.title, table.note) + _markdown_lines(escaped)),
+        ]
     return _blocks(
-        standings,
-        gauntlet,
-        match,
-        lambda title, note: [f"## {title}", "", note, ""],
-        _markdown_lines,
-        lambda line: f"- {line}",
+        standings, gauntlet, match, heading, _markdown_lines, lambda line: f"- {line}", about_blocks
     )
+
+
+MARKDOWN_MARKUP = re.compile(r"[\\`*\[\]<>~&]|(?<![^\W_])_|_(?![^\W_])")
+"""What Markdown could read as markup inside a line (emphasis, code, links, HTML, entities,
+strikethrough; a ``_`` only next to a character not a letter or digit), each of which
+CommonMark lets a backslash escape."""
+
+
+def markdown_text(text: str) -> str:
+    """``text`` with every character Markdown could read as markup backslash-escaped (``|``
+    is left to the tables, which escape it)."""
+    return MARKDOWN_MARKUP.sub(lambda found: "\\" + found.group(), text)
 
 
 def _blocks(
@@ -71,10 +112,12 @@ def _blocks(
     heading: Callable[[str, str], list[str]],
     body: Callable[[Table], list[str]],
     item: Callable[[str], str],
+    first: Sequence[str] = (),
 ) -> str:
-    """Each table's heading, then its body or ``(none)``, then a gauntlet's heading and
-    lines (``item`` formats each), then a match's; the blocks a blank line apart."""
-    blocks = []
+    """The ``first`` blocks, then each table's heading and its body or ``(none)``, then a
+    gauntlet's heading and lines (``item`` formats each), then a match's; the blocks a
+    blank line apart."""
+    blocks = list(first)
     for table in report_tables(standings):
         lines = heading(table.title, table.note) + (body(table) if table.rows else ["(none)"])
         blocks.append("\n".join(lines))
@@ -154,17 +197,22 @@ def report_json(
 
 
 def write_reports(
-    out: Path, standings: Standings, gauntlet: Sequence[str] = (), match: str | None = None
+    out: Path,
+    standings: Standings,
+    gauntlet: Sequence[str] = (),
+    match: str | None = None,
+    about: ReportAbout | None = None,
 ) -> None:
     """``standings.json`` (a list of rows), ``report.json``, ``report.md``, ``report.txt``
     and ``report.html``; ``gauntlet`` names a gauntlet's gauntlet engines, ``match`` is a
-    match to a score's summary line."""
+    match to a score's summary line, ``about`` the run's block the last three start with."""
     lines = gauntlet_lines(standings, gauntlet)
+    markdown = format_standings_markdown(standings, gauntlet, match, about)
     write_atomic(out / "standings.json", standings_json(standings))
     write_atomic(out / "report.json", report_json(standings, gauntlet, match))
-    write_atomic(out / "report.md", format_standings_markdown(standings, gauntlet, match))
-    write_atomic(out / "report.txt", format_standings_text(standings, gauntlet, match))
-    write_atomic(out / "report.html", report_page(standings, lines, match))
+    write_atomic(out / "report.md", markdown)
+    write_atomic(out / "report.txt", format_standings_text(standings, gauntlet, match, about))
+    write_atomic(out / "report.html", report_page(standings, lines, match, about))
 
 
 def format_head_to_head(stats: PairStats) -> str:

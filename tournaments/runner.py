@@ -34,6 +34,7 @@ from .config import TournamentConfig
 from .failures import FailureTracker, forfeit_record, games_left
 from .from_records import standings_from_records
 from .pairs import ScheduledGame
+from .report_about import RunAsked, about_run
 from .reports import write_reports
 from .results import Standings
 from .run_folder import existing_records
@@ -101,6 +102,9 @@ class RunOptions:
     found: Mapping[str, GameRecord] | None = None
     """The records the run folder held, by game id, as the run read them before its engines
     started (``tournaments.run_start``); None: read them as the games start."""
+    asked: RunAsked | None = None
+    """What the run's config asked, for the reports' block about the run (None: the block
+    says only what the records say)."""
 
 
 @dataclass(frozen=True)
@@ -184,8 +188,10 @@ class _Run:
         being played.
         """
         self.keep(self.saver.save(record, transcript))
-        standings = standings_from_records(self.ordered(), self.names, self.deals)
-        write_reports(self.options.out, standings, self.gauntlet)
+        records = self.ordered()
+        standings = standings_from_records(records, self.names, self.deals)
+        about = about_run(records, self.options.asked)
+        write_reports(self.options.out, standings, self.gauntlet, about=about)
         return standings
 
     async def finish(self, record: GameRecord, transcript: str | None = None) -> None:
@@ -260,5 +266,6 @@ async def run_scheduled(
             await run.play_all()
     records = run.ordered()
     standings = standings_from_records(records, run.names, run.deals)
-    write_reports(options.out, standings, settings.gauntlet)
+    about = about_run(records, options.asked)
+    write_reports(options.out, standings, settings.gauntlet, about=about)
     return RunEnd(standings, records)

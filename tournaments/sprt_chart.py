@@ -7,7 +7,9 @@ of the points, whose estimates swing widely, and clips them).
 The LLR is one path (``id="llr"``) with a point per pair counted; the Elo estimate one path
 (``id="elo"``) with a point per pair at which it is defined (a new subpath after a gap),
 its margin a filled path (``id="elo-margin"``). Each chart marks its last point with a dot.
-:func:`estimate_text` writes an estimate as the page and the progress lines show it.
+:func:`estimate_text` writes an estimate as the page and the progress lines show it. Given
+the run's :class:`~tournaments.report_about.ReportAbout`, the page ends with it, as the
+reports show it (:func:`tournaments.report_page.about_section`).
 """
 
 import math
@@ -16,6 +18,8 @@ from html import escape
 from typing import Final
 
 from .elo import without_spread
+from .report_about import ReportAbout
+from .report_page import about_section
 from .sprt import SprtPoint, SprtStatus, Verdict
 
 WIDTH: Final = 760
@@ -115,8 +119,9 @@ class _Plot:
         return "\n".join(parts)
 
 
-def chart_html(status: SprtStatus) -> str:
-    """The whole page for a test as counted so far."""
+def chart_html(status: SprtStatus, about: ReportAbout | None = None) -> str:
+    """The whole page for a test as counted so far, and the run's ``about`` block, if
+    given."""
     unit = status.test.model.unit
     title = f"SPRT: {status.new} vs {status.base}"
     return "\n".join(
@@ -137,6 +142,7 @@ def chart_html(status: SprtStatus) -> str:
             f"<h2>{unit} of {escape(status.new)} against {escape(status.base)}, with its 95% "
             "margin</h2>",
             _elo_chart(status),
+            *([] if about is None else [about_section(about)]),
             "</body>",
             "</html>",
             "",

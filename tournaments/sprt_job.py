@@ -26,6 +26,7 @@ from .sprt_run import (
     open_sprt,
     run_sprt,
     save_status,
+    sprt_asked,
     start_sprt_folder,
 )
 
@@ -97,11 +98,18 @@ def run_sprt_job(
             events.playing(play.status)
             live_views = live_views_safe(config.sandbox, config.concurrency)
             test = run_sprt(
-                tracker, key, events.run, play.start_engine, book, play.place, live_views
+                tracker,
+                key,
+                events.run,
+                play.start_engine,
+                book,
+                play.place,
+                live_views,
+                sprt_asked(settings),
             )
             status = run_interruptible(test)
         else:
             status = tracker.status()
             events.run.pair_counted(status)
-            save_status(config.out, status)
+            save_status(config.out, status, tracker.about(sprt_asked(settings)))
     return SprtOutcome(status=status, uncounted=len(tracker.records) - status.games)

@@ -41,6 +41,7 @@ from .elo import pentanomial_elo
 from .match import MAX_FAILURES
 from .pair_count import PairCounter
 from .pairs import ScheduledGame, numbered_id, paired_setups, two_engine_games
+from .report_about import ReportAbout, RunAsked, about_run, run_asked
 from .results import Standings
 from .run_config import PAIR_RUN_ORDER, PairRunConfig
 from .run_kinds import SETTINGS_FILE as SETTINGS_FILE
@@ -178,6 +179,11 @@ class SprtTracker(PairCounter):
         """The records taken so far, by game id."""
         return {record.game_id: record for record in self.records.values()}
 
+    def about(self, asked: RunAsked | None) -> ReportAbout:
+        """The block about the run of ``sprt.html``: every record taken so far (counted or
+        not), in game order."""
+        return about_run([self.records[index] for index in sorted(self.records)], asked)
+
     @property
     def counted(self) -> int:
         """Pairs counted so far."""
@@ -251,10 +257,16 @@ class SprtTracker(PairCounter):
         )
 
 
-def save_status(out: Path, status: SprtStatus) -> None:
-    """Write ``sprt.json`` and ``sprt.html``."""
+def sprt_asked(settings: SprtSettings) -> RunAsked:
+    """What the test's settings ask, for the block about the run."""
+    config = settings.config
+    return run_asked(config, config.engines, config.seed, settings.deal_book)
+
+
+def save_status(out: Path, status: SprtStatus, about: ReportAbout | None = None) -> None:
+    """Write ``sprt.json`` and ``sprt.html`` (with the block ``about`` the run, if given)."""
     write_atomic(out / STATUS_FILE, status.model_dump_json() + "\n")
-    write_atomic(out / CHART_FILE, chart_html(status))
+    write_atomic(out / CHART_FILE, chart_html(status, about))
 
 
 @dataclass(frozen=True)
@@ -274,22 +286,25 @@ async def run_sprt(
     book: LoadedBook | None = None,
     play_on: PlayPlace | None = None,
     live_views: bool = True,
+    asked: RunAsked | None = None,
 ) -> SprtStatus:
     """Play the test's pairs, ``concurrency`` games at once, until its verdict (or until
     every game has a record); ``sprt.json`` and ``sprt.html`` are written at the start
     (before the runner clears half-written files from the folder) and after every pair
     counted (in a thread of their own, in order, so that no fsync holds up the clocks of the
-    games being played). Returns the test as it ends."""
+    games being played); ``asked`` is what the settings ask, for the block about the run.
+    Returns the test as it ends."""
     config = tracker.config
-    save_status(config.out, tracker.status())
+    save_status(config.out, tracker.status(), tracker.about(asked))
     writes = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sprt-status") as writer:
 
         def game_done(record: GameRecord, standings: Standings) -> None:
             events.game_done(record)
             tracker.add(record)
+            about = tracker.about(asked) if tracker.fresh else None
             for status in tracker.fresh:
-                writes.append(writer.submit(save_status, config.out, status))
+                writes.append(writer.submit(save_status, config.out, status, about))
                 events.pair_counted(status)
 
         options = RunOptions(
@@ -303,6 +318,7 @@ async def run_sprt(
             play_on=play_on,
             live_views=live_views,
             found=tracker.found(),
+            asked=asked,
         )
         names = [spec.name for spec in config.engines]
         settings = RunSettings(names, config.concurrency, MAX_FAILURES)

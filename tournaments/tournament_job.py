@@ -16,6 +16,7 @@ from referee.record import GameRecord
 from .config import TournamentConfig
 from .engine_places import Notices, check_before_games, live_views_safe, playing_for
 from .play import prepare, run_tournament
+from .report_about import run_asked
 from .results import Standings
 from .run_access import RunAccess
 from .run_adopt import adopt_unsigned
@@ -102,5 +103,12 @@ def run_tournament_job(
             play_on=play.place,
             live_views=live_views_safe(run.sandbox, run.concurrency),
             found=found,
+            asked=run_asked(
+                run,
+                [entry.spec() for entry in run.engines],
+                state.seed,
+                state.deal_book,
+                [run.own_time(index) for index in range(len(run.engines))],
+            ),
         )
         return run_tournament(state, games, options)
