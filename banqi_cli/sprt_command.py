@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from banqi_engine.rules import RuleSet
 from referee.deals import new_seed
 from referee.engine_spec import EngineSpec
+from referee.record import GameRecord
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
 from tournaments.run_access import default_folder
@@ -29,7 +30,8 @@ from . import output
 from .engine_args import engine_pair_arguments
 from .param_types import choice_option, field_option
 from .run_options import AccessFlags, out_option, played_run_options
-from .sprt_lines import header, pair_line, verdict_line
+from .sprt_lines import fault_line, header, pair_line, verdict_line
+from .words import counted
 
 
 def _test(model: str, elo0: float, elo1: float, alpha: float, beta: float) -> SprtTest:
@@ -49,6 +51,7 @@ class SprtProgress:
         self.seed = seed
         self.tracker: SprtTracker | None = None
         self.status: Callable[[], str] = str
+        self.untold = output.UntoldRules()
 
     def started(self, tracker: SprtTracker) -> None:
         self.tracker = tracker
@@ -60,10 +63,17 @@ class SprtProgress:
     def pair_counted(self, status: SprtStatus) -> None:
         output.say(pair_line(status) + self.status())
 
+    def game_done(self, record: GameRecord) -> None:
+        self.untold.note(record)
+        line = fault_line(record)
+        if line:
+            output.say(line)
+
     def events(self) -> SprtJobEvents:
-        untold = output.UntoldRules()
         run = SprtEvents(
-            untold.note, self.pair_counted, lambda name, last: output.engine_out(name, None, last)
+            self.game_done,
+            self.pair_counted,
+            lambda name, last: output.engine_out(name, None, last),
         )
         return SprtJobEvents(output.notices(), self.started, self.playing, run)
 
@@ -72,7 +82,8 @@ class SprtProgress:
         if tracker is None:
             raise KeyboardInterrupt
         output.interrupted(
-            f"interrupted: {tracker.counted} pairs counted ({2 * tracker.counted} games), LLR "
+            f"interrupted: {counted(tracker.counted, 'pair')} counted "
+            f"({counted(2 * tracker.counted, 'game')}), LLR "
             f"{tracker.llr:.2f}; records in {tracker.config.out}; run the same command to resume"
         )
 

@@ -137,6 +137,10 @@ class TournamentProgress:
         assert self.progress is not None  # started before the first game
         self.progress.game_done(record, standings)
 
+    def faults(self) -> str:
+        """The summary line of the engines' faults in the games played, or empty."""
+        return "" if self.progress is None else self.progress.faults()
+
     def events(self) -> TournamentEvents:
         notices = output.notices(self.quiet)
         return TournamentEvents(notices, self.started, self.game_done, output.engine_out)
@@ -220,7 +224,8 @@ def tournament_command(
     job = TournamentJob(
         config=config, out=out, log_traffic=log_traffic, access=access.access(config.cluster)
     )
-    events = TournamentProgress(out, config.seed, quiet).events()
+    progress = TournamentProgress(out, config.seed, quiet)
+    events = progress.events()
     standings = output.run_job(
         lambda: run_tournament_job(job, events),
         lambda: output.interrupted(
@@ -228,6 +233,9 @@ def tournament_command(
         ),
     )
     output.say(format_standings_text(standings, config.gauntlet_names()), nl=False)
+    faults = progress.faults()
+    if faults:
+        output.say(faults)
     output.say(
         f"standings: {out / 'standings.json'}  page: {out / 'report.html'}  "
         f"report: {out / 'report.md'}"

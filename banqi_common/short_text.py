@@ -9,11 +9,12 @@ def one_line(text: str) -> str:
 
 
 def shortened(text: str, width: int) -> str:
-    """``text`` on one line, at most ``width`` characters: its middle is cut (``…``) when it
-    is longer, so that both how it starts and how it ends (a traceback's last line) stay."""
+    """``text`` on one line, at most ``width`` characters: when it is longer, a cut (``…``)
+    keeps its start (two fifths) and its end (the rest: a traceback's last line, what an
+    engine printed before it lost on time)."""
     flat = one_line(text)
     if len(flat) <= width:
         return flat
     keep = max(width - len(ELLIPSIS), 2)
-    head = (keep + 1) // 2
+    head = keep * 2 // 5
     return flat[:head].rstrip() + ELLIPSIS + flat[len(flat) - (keep - head) :].lstrip()

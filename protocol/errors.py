@@ -75,7 +75,7 @@ FLUSH_HINT: Final = "an engine that does not flush its output after each line lo
 """Said of every command left without a reply while the engine printed nothing: the usual
 cause is output kept in the engine's buffer."""
 
-NOISE_PREVIEW_CHARS: Final = 60
+NOISE_PREVIEW_CHARS: Final = 40
 """How much of the first line that was not a reply a message quotes."""
 
 
@@ -94,7 +94,7 @@ class Noise:
             return FLUSH_HINT
         lines = "line that is not a reply" if self.count == 1 else "lines that are not replies"
         first = shortened(self.first, NOISE_PREVIEW_CHARS)
-        return f"meanwhile it printed {self.count} {lines}, the first {first!r}"
+        return f"meanwhile {self.count} {lines}, the first {first!r}"
 
 
 class EngineTimeoutError(EngineError):
