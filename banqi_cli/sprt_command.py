@@ -28,8 +28,9 @@ from tournaments.sprt_run import (
 
 from . import output
 from .engine_args import engine_pair_arguments
+from .live_line import LiveLine, NoLiveLine, live_line
 from .param_types import choice_option, field_option
-from .run_options import AccessFlags, out_option, played_run_options
+from .run_options import AccessFlags, out_option, played_run_options, progress_option
 from .sprt_lines import fault_line, header, pair_line, verdict_line
 from .words import counted
 
@@ -47,14 +48,16 @@ def _test(model: str, elo0: float, elo1: float, alpha: float, beta: float) -> Sp
 class SprtProgress:
     """The test's lines as it goes, and what Ctrl-C leaves."""
 
-    def __init__(self, seed: int | None) -> None:
+    def __init__(self, seed: int | None, live: LiveLine | NoLiveLine) -> None:
         self.seed = seed
+        self.live = live
         self.tracker: SprtTracker | None = None
         self.status: Callable[[], str] = str
         self.untold = output.UntoldRules()
 
     def started(self, tracker: SprtTracker) -> None:
         self.tracker = tracker
+        self.live.watch(tracker.config.out)
         output.say(header(tracker, self.seed))
 
     def playing(self, status: Callable[[], str]) -> None:
@@ -121,6 +124,7 @@ class SprtProgress:
 )
 @field_option("--concurrency", model=SprtConfig, field="concurrency", help="Games played at once.")
 @played_run_options
+@progress_option
 @out_option(
     None,
     "Run folder; the same folder resumes the test. Default: "
@@ -137,6 +141,7 @@ def sprt_command(
     seed: int | None,
     out: Path | None,
     access: AccessFlags,
+    live: bool,
     **settings: int | float | bool | RuleSet | TimeControl | SandboxMode,
 ) -> None:
     """Test whether NEW is stronger than BASE: pairs of games (one hidden layout, seats
@@ -146,9 +151,9 @@ def sprt_command(
     H0 is "new is elo0 stronger", H1 "new is elo1 stronger", in normalized Elo (nElo, the
     default of fastchess and fishtest) or logistic Elo; the bounds are ln(beta/(1-alpha))
     and ln((1-beta)/alpha). Each engine is a command line, optionally named, as for
-    'banqi match'. Prints a line per pair counted and the verdict last (H1 accepted, H0
-    accepted or inconclusive), exit status 0; sprt.json and sprt.html (the LLR and Elo
-    charts) in the run folder follow every pair.
+    'banqi match'. Prints a line per pair counted, a line per game an engine failed, and
+    the verdict last (H1 accepted, H0 accepted or inconclusive), exit status 0; sprt.json
+    and sprt.html (the LLR and Elo charts) in the run folder follow every pair.
     """
     if max_games is not None and max_games % 2:
         raise click.BadParameter(
@@ -165,8 +170,9 @@ def sprt_command(
         max_games_given=max_games is not None,
         access=access.access(),
     )
-    progress = SprtProgress(seed)
-    outcome = output.run_job(lambda: run_sprt_job(job, progress.events()), progress.interrupted)
+    with live_line(live, quiet=False) as shown:
+        progress = SprtProgress(seed, shown)
+        outcome = output.run_job(lambda: run_sprt_job(job, progress.events()), progress.interrupted)
     if outcome.uncounted:
         output.say(f"{outcome.uncounted} games finished after the verdict: recorded, not counted")
     output.say(f"{STATUS_FILE} and {CHART_FILE} in {config.out}")
