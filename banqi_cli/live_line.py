@@ -147,7 +147,11 @@ class NoLiveLine:
         pass
 
 
-def live_line(forced: bool, quiet: bool) -> LiveLine | NoLiveLine:
+Live = LiveLine | NoLiveLine
+"""A run's live line, shown or not."""
+
+
+def live_line(forced: bool, quiet: bool) -> Live:
     """The live line of a run: on a terminal (or ``forced``), never when ``quiet``."""
     stream = None if quiet else terminal_stream(forced)
     return NoLiveLine() if stream is None else LiveLine(stream)

@@ -19,7 +19,7 @@ from tournaments.run_access import default_folder
 
 from . import output
 from .engine_args import engine_pair_arguments
-from .live_line import LiveLine, NoLiveLine, live_line
+from .live_line import Live, live_line
 from .match_lines import game_line, header, summary
 from .param_types import FiniteFloatRange, field_option, points_type
 from .run_options import AccessFlags, out_option, played_run_options, progress_option
@@ -43,7 +43,7 @@ def match_score(first_to: float | None, points: PointsScheme | None) -> MatchSco
 class MatchProgress:
     """The match's lines as it goes, and what Ctrl-C leaves."""
 
-    def __init__(self, seed: int | None, live: LiveLine | NoLiveLine) -> None:
+    def __init__(self, seed: int | None, live: Live) -> None:
         self.seed = seed
         self.live = live
         self.done = 0

@@ -28,7 +28,7 @@ from tournaments.sprt_run import (
 
 from . import output
 from .engine_args import engine_pair_arguments
-from .live_line import LiveLine, NoLiveLine, live_line
+from .live_line import Live, live_line
 from .param_types import choice_option, field_option
 from .run_options import AccessFlags, out_option, played_run_options, progress_option
 from .sprt_lines import fault_line, header, pair_line, verdict_line
@@ -48,7 +48,7 @@ def _test(model: str, elo0: float, elo1: float, alpha: float, beta: float) -> Sp
 class SprtProgress:
     """The test's lines as it goes, and what Ctrl-C leaves."""
 
-    def __init__(self, seed: int | None, live: LiveLine | NoLiveLine) -> None:
+    def __init__(self, seed: int | None, live: Live) -> None:
         self.seed = seed
         self.live = live
         self.tracker: SprtTracker | None = None

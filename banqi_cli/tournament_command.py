@@ -31,7 +31,7 @@ from tournaments.tournament_job import (
 
 from . import output
 from .engine_args import CWD_HELP, check_names, rooms_from
-from .live_line import LiveLine, NoLiveLine, live_line
+from .live_line import Live, live_line
 from .param_types import choice_option, field_option
 from .run_options import AccessFlags, out_option, played_run_options, progress_option
 from .tournament_lines import Progress, header
@@ -123,9 +123,7 @@ def _build_config(
 class TournamentProgress:
     """The header and the progress lines, unless quiet."""
 
-    def __init__(
-        self, out: Path, seed: int | None, quiet: bool, live: LiveLine | NoLiveLine
-    ) -> None:
+    def __init__(self, out: Path, seed: int | None, quiet: bool, live: Live) -> None:
         self.out = out
         self.live = live
         self.seed = seed
