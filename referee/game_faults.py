@@ -47,9 +47,9 @@ def fault_of(player: int, error: ProtocolError, *, allowance: Allowance | None =
     """The one mapping from an engine error to the reason its engine loses by.
 
     No reply in time is a stall, or, to a ``genmove`` (whose ``allowance`` is given), a
-    time loss (either says what the engine printed meanwhile, or that it printed nothing:
-    see ``Noise.words``); either way the engine stopped answering, as it did when it used no CPU for
-    its idle limit, or when it reached a limit of its sandbox (and was stopped). An engine
+    time loss, its detail saying what the engine printed meanwhile (``Noise.words``); either
+    way the engine stopped answering, as it did when it used no CPU for its idle limit, or
+    when it reached a limit of its sandbox (and was stopped). An engine
     that did not take rules it must be told refused them. A dead process or a closed pipe
     is a crash; anything else it said is an unreadable reply.
     """
