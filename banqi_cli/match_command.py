@@ -19,9 +19,10 @@ from tournaments.run_access import default_folder
 
 from . import output
 from .engine_args import engine_pair_arguments
+from .live_line import Live, live_line
 from .match_lines import game_line, header, summary
 from .param_types import FiniteFloatRange, field_option, points_type
-from .run_options import AccessFlags, out_option, played_run_options
+from .run_options import AccessFlags, out_option, played_run_options, progress_option
 
 GAMES_HELP = "Games to play; pairs share a hidden layout with seats swapped."
 
@@ -42,14 +43,16 @@ def match_score(first_to: float | None, points: PointsScheme | None) -> MatchSco
 class MatchProgress:
     """The match's lines as it goes, and what Ctrl-C leaves."""
 
-    def __init__(self, seed: int | None) -> None:
+    def __init__(self, seed: int | None, live: Live) -> None:
         self.seed = seed
+        self.live = live
         self.done = 0
         self.untold = output.UntoldRules()
         self.start: MatchStart | None = None
 
     def started(self, start: MatchStart) -> None:
         self.start = start
+        self.live.watch(start.config.out)
         self.done = start.already
         for line in header(start, self.seed):
             output.say(line)
@@ -86,6 +89,7 @@ class MatchProgress:
     help="Points for a win, a draw and a loss with --first-to. Default: 3,1,0.",
 )
 @played_run_options
+@progress_option
 @out_option(
     None,
     "Run folder; the same folder resumes the match. Default: "
@@ -98,6 +102,7 @@ def match_command(
     seed: int | None,
     out: Path | None,
     access: AccessFlags,
+    live: bool,
     **settings: int | float | bool | RuleSet | TimeControl | SandboxMode,
 ) -> None:
     """Play GAMES games between two DCTP engines; run it again to resume.
@@ -106,7 +111,8 @@ def match_command(
     "alpha=./my_engine --depth 6" or "banqi-engine --level 1". Each engine is
     started and handshaken once before the first game. Prints one line per
     finished game and a summary with the head-to-head Elo; exits 0 when every
-    game was played. With --first-to the match ends at the end of the pair after which an
+    game was played. On a terminal (or with --progress) a line redrawn in place shows the
+    games in progress. With --first-to the match ends at the end of the pair after which an
     engine has that many points, and the summary says who won it.
     """
     score = match_score(first_to, points)
@@ -116,11 +122,14 @@ def match_command(
         | {"out": folder}
     )
     job = MatchJob(config=config, seed_given=seed is not None, score=score, access=access.access())
-    progress = MatchProgress(seed)
-    events = MatchEvents(output.notices(), progress.started, progress.game_done, output.engine_out)
-    outcome = output.run_job(
-        lambda: run_match_job(job, events),
-        lambda: progress.interrupted(progress.start.config if progress.start else config),
-    )
+    with live_line(live, quiet=False) as shown:
+        progress = MatchProgress(seed, shown)
+        events = MatchEvents(
+            output.notices(), progress.started, progress.game_done, output.engine_out
+        )
+        outcome = output.run_job(
+            lambda: run_match_job(job, events),
+            lambda: progress.interrupted(progress.start.config if progress.start else config),
+        )
     for line in summary(outcome, (engines[0].name, engines[1].name)):
         output.say(line)

@@ -6,7 +6,9 @@ from tournaments.match_job import MatchOutcome, MatchStart
 from tournaments.match_score import MatchVerdict
 from tournaments.reports import format_head_to_head
 
+from .fault_words import fault_suffix, faults_line
 from .output import seed_words
+from .words import counted
 
 
 def header(start: MatchStart, seed: int | None) -> list[str]:
@@ -14,10 +16,10 @@ def header(start: MatchStart, seed: int | None) -> list[str]:
     config = start.config
     engines = config.engines
     lines = [
-        f"match: {engines[0].name} vs {engines[1].name}, {config.games} games, "
+        f"match: {engines[0].name} vs {engines[1].name}, {counted(config.games, 'game')}, "
         f"rules {config.rules.name}, time {config.time_control.describe()}, "
         f"{seed_words(seed)}, {start.at_once}, records in {config.out}"
-        + (f"; resuming with {start.already} games done" if start.already else "")
+        + (f"; resuming with {counted(start.already, 'game')} done" if start.already else "")
     ]
     if start.score is not None:
         lines.append(
@@ -28,19 +30,22 @@ def header(start: MatchStart, seed: int | None) -> list[str]:
 
 
 def game_line(record: GameRecord, done: int, total: int) -> str:
-    """``[3/10] g0003  a 1-0 b  reason: result (40 plies, b first)``."""
+    """``[3/10] g0003  a 1-0 b  reason: result (40 plies, b first)``, and the fault words of
+    a game an engine failed."""
     a, b = (p.name for p in record.players)
     first = record.players[record.first].name
     return (
         f"[{done}/{total}] {record.game_id}  {a} {record.score} {b}  {record.reason.value}: "
-        f"{record.result} ({record.end_ply} plies, {first} first)"
+        f"{record.result} ({counted(record.end_ply, 'ply', 'plies')}, {first} first)"
+        + fault_suffix(record)
     )
 
 
 def _score_lines(records: list[GameRecord], names: tuple[str, str]) -> list[str]:
     points = [sum(r.points(i) for r in records) for i in range(2)]
     lines = [
-        f"Score of {names[0]} vs {names[1]}: {points[0]:g} - {points[1]:g} ({len(records)} games)"
+        f"Score of {names[0]} vs {names[1]}: {points[0]:g} - {points[1]:g} "
+        f"({counted(len(records), 'game')})"
     ]
     for index, name in enumerate(names):
         wins = sum(1 for r in records if r.winner == index)
@@ -50,9 +55,9 @@ def _score_lines(records: list[GameRecord], names: tuple[str, str]) -> list[str]
     voids = sum(1 for r in records if r.void)
     if voids:
         lines.append(f"  void games (both engines failed): {voids}")
-    faults = [r for r in records if r.loser_failed and not r.void]
+    faults = faults_line(records)
     if faults:
-        lines.append(f"  engine faults: {len(faults)} (see 'detail' in the records)")
+        lines.append(faults)
     return lines
 
 
@@ -69,6 +74,7 @@ def summary(outcome: MatchOutcome, names: tuple[str, str]) -> list[str]:
         later = len(records) - result.games
         if result.outcome in (MatchVerdict.WON, MatchVerdict.DRAWN) and later > 0:
             lines.append(
-                f"  {later} later game(s), started before the match was decided, not counted"
+                f"  {counted(later, 'later game')}, started before the match was decided, "
+                "not counted"
             )
     return lines

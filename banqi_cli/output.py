@@ -1,5 +1,6 @@
 """Everything the run commands print: result lines on stdout, notes and warnings on
-stderr, one-line errors, and the exit after Ctrl-C."""
+stderr, one-line errors, and the exit after Ctrl-C; on a terminal, the live line of the
+games in progress (``banqi_cli.live_line``) gives way to each of them."""
 
 from collections.abc import Callable
 from typing import NoReturn, TypeVar
@@ -12,17 +13,22 @@ from referee.record import GameRecord
 from referee.sandbox import INSTALL_HINT, Isolation, SandboxMode
 from tournaments.engine_places import EngineChecksInterrupted, Notices
 
+from .live_line import printing
+
 T = TypeVar("T")
 
 
 def say(text: str, nl: bool = True) -> None:
-    """A line on stdout: progress, a summary (``nl``: end it)."""
-    click.echo(text, nl=nl)
+    """A line on stdout: progress, a summary (``nl``: end it); the live line of the games in
+    progress is cleared first (``banqi_cli.live_line``)."""
+    with printing():
+        click.echo(text, nl=nl)
 
 
 def note(text: str) -> None:
-    """A line on stderr: how the run is played, a warning."""
-    click.echo(text, err=True)
+    """A line on stderr: how the run is played, a warning (the live line cleared first)."""
+    with printing():
+        click.echo(text, err=True)
 
 
 def fail(error: Exception) -> NoReturn:

@@ -170,6 +170,22 @@ def played_run_options(function: F) -> F:
     return _apply(function, [rules_option, time_control_options, run_options, access_options()])
 
 
+PROGRESS_OPTION = click.option(
+    "--progress",
+    "live",
+    is_flag=True,
+    help="Show the line of the games in progress (game, ply, both clocks, last ply), "
+    "redrawn in place on stderr, even when the output is not a terminal. Default: shown "
+    "when stderr or stdout is a terminal.",
+)
+
+
+def progress_option(function: F) -> F:
+    """``--progress``: the live line of the games in progress forced on (the callback
+    receives it as ``live``)."""
+    return PROGRESS_OPTION(function)
+
+
 def out_option(default: Path | None, help: str) -> Callable[[F], F]:
     """``--out FOLDER``: the run folder, which the same command resumes."""
     return path_option(

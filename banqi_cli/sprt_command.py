@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from banqi_engine.rules import RuleSet
 from referee.deals import new_seed
 from referee.engine_spec import EngineSpec
+from referee.record import GameRecord
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
 from tournaments.run_access import default_folder
@@ -27,9 +28,11 @@ from tournaments.sprt_run import (
 
 from . import output
 from .engine_args import engine_pair_arguments
+from .live_line import Live, live_line
 from .param_types import choice_option, field_option
-from .run_options import AccessFlags, out_option, played_run_options
-from .sprt_lines import header, pair_line, verdict_line
+from .run_options import AccessFlags, out_option, played_run_options, progress_option
+from .sprt_lines import fault_line, header, pair_line, verdict_line
+from .words import counted
 
 
 def _test(model: str, elo0: float, elo1: float, alpha: float, beta: float) -> SprtTest:
@@ -45,13 +48,16 @@ def _test(model: str, elo0: float, elo1: float, alpha: float, beta: float) -> Sp
 class SprtProgress:
     """The test's lines as it goes, and what Ctrl-C leaves."""
 
-    def __init__(self, seed: int | None) -> None:
+    def __init__(self, seed: int | None, live: Live) -> None:
         self.seed = seed
+        self.live = live
         self.tracker: SprtTracker | None = None
         self.status: Callable[[], str] = str
+        self.untold = output.UntoldRules()
 
     def started(self, tracker: SprtTracker) -> None:
         self.tracker = tracker
+        self.live.watch(tracker.config.out)
         output.say(header(tracker, self.seed))
 
     def playing(self, status: Callable[[], str]) -> None:
@@ -60,10 +66,17 @@ class SprtProgress:
     def pair_counted(self, status: SprtStatus) -> None:
         output.say(pair_line(status) + self.status())
 
+    def game_done(self, record: GameRecord) -> None:
+        self.untold.note(record)
+        line = fault_line(record)
+        if line:
+            output.say(line)
+
     def events(self) -> SprtJobEvents:
-        untold = output.UntoldRules()
         run = SprtEvents(
-            untold.note, self.pair_counted, lambda name, last: output.engine_out(name, None, last)
+            self.game_done,
+            self.pair_counted,
+            lambda name, last: output.engine_out(name, None, last),
         )
         return SprtJobEvents(output.notices(), self.started, self.playing, run)
 
@@ -72,7 +85,8 @@ class SprtProgress:
         if tracker is None:
             raise KeyboardInterrupt
         output.interrupted(
-            f"interrupted: {tracker.counted} pairs counted ({2 * tracker.counted} games), LLR "
+            f"interrupted: {counted(tracker.counted, 'pair')} counted "
+            f"({counted(2 * tracker.counted, 'game')}), LLR "
             f"{tracker.llr:.2f}; records in {tracker.config.out}; run the same command to resume"
         )
 
@@ -110,6 +124,7 @@ class SprtProgress:
 )
 @field_option("--concurrency", model=SprtConfig, field="concurrency", help="Games played at once.")
 @played_run_options
+@progress_option
 @out_option(
     None,
     "Run folder; the same folder resumes the test. Default: "
@@ -126,6 +141,7 @@ def sprt_command(
     seed: int | None,
     out: Path | None,
     access: AccessFlags,
+    live: bool,
     **settings: int | float | bool | RuleSet | TimeControl | SandboxMode,
 ) -> None:
     """Test whether NEW is stronger than BASE: pairs of games (one hidden layout, seats
@@ -135,9 +151,9 @@ def sprt_command(
     H0 is "new is elo0 stronger", H1 "new is elo1 stronger", in normalized Elo (nElo, the
     default of fastchess and fishtest) or logistic Elo; the bounds are ln(beta/(1-alpha))
     and ln((1-beta)/alpha). Each engine is a command line, optionally named, as for
-    'banqi match'. Prints a line per pair counted and the verdict last (H1 accepted, H0
-    accepted or inconclusive), exit status 0; sprt.json and sprt.html (the LLR and Elo
-    charts) in the run folder follow every pair.
+    'banqi match'. Prints a line per pair counted, a line per game an engine failed, and
+    the verdict last (H1 accepted, H0 accepted or inconclusive), exit status 0; sprt.json
+    and sprt.html (the LLR and Elo charts) in the run folder follow every pair.
     """
     if max_games is not None and max_games % 2:
         raise click.BadParameter(
@@ -154,8 +170,9 @@ def sprt_command(
         max_games_given=max_games is not None,
         access=access.access(),
     )
-    progress = SprtProgress(seed)
-    outcome = output.run_job(lambda: run_sprt_job(job, progress.events()), progress.interrupted)
+    with live_line(live, quiet=False) as shown:
+        progress = SprtProgress(seed, shown)
+        outcome = output.run_job(lambda: run_sprt_job(job, progress.events()), progress.interrupted)
     if outcome.uncounted:
         output.say(f"{outcome.uncounted} games finished after the verdict: recorded, not counted")
     output.say(f"{STATUS_FILE} and {CHART_FILE} in {config.out}")

@@ -31,8 +31,9 @@ from tournaments.tournament_job import (
 
 from . import output
 from .engine_args import CWD_HELP, check_names, rooms_from
+from .live_line import Live, live_line
 from .param_types import choice_option, field_option
-from .run_options import AccessFlags, out_option, played_run_options
+from .run_options import AccessFlags, out_option, played_run_options, progress_option
 from .tournament_lines import Progress, header
 
 DEFAULT_OUT = RUNS_FOLDER / "tournament"
@@ -122,13 +123,15 @@ def _build_config(
 class TournamentProgress:
     """The header and the progress lines, unless quiet."""
 
-    def __init__(self, out: Path, seed: int | None, quiet: bool) -> None:
+    def __init__(self, out: Path, seed: int | None, quiet: bool, live: Live) -> None:
         self.out = out
+        self.live = live
         self.seed = seed
         self.quiet = quiet
         self.progress: Progress | None = None
 
     def started(self, start: TournamentStart) -> None:
+        self.live.watch(self.out)
         if not self.quiet:
             output.say(header(start, self.out, self.seed))
         self.progress = Progress(start.games, start.already, self.quiet, start.status)
@@ -136,6 +139,10 @@ class TournamentProgress:
     def game_done(self, record: GameRecord, standings: Standings) -> None:
         assert self.progress is not None  # started before the first game
         self.progress.game_done(record, standings)
+
+    def faults(self) -> str:
+        """The summary line of the engines' faults in the games played, or empty."""
+        return "" if self.progress is None else self.progress.faults()
 
     def events(self) -> TournamentEvents:
         notices = output.notices(self.quiet)
@@ -182,7 +189,10 @@ class TournamentProgress:
     DEFAULT_OUT,
     "Run folder; the same folder resumes the run.",
 )
-@click.option("--quiet", is_flag=True, help="No progress lines; only the final standings.")
+@click.option(
+    "--quiet", is_flag=True, help="No progress lines, no live line; only the final standings."
+)
+@progress_option
 @click.pass_context
 def tournament_command(
     ctx: click.Context,
@@ -194,6 +204,7 @@ def tournament_command(
     out: Path,
     log_traffic: bool,
     quiet: bool,
+    live: bool,
     access: AccessFlags,
     **flags: Any,
 ) -> None:
@@ -220,14 +231,19 @@ def tournament_command(
     job = TournamentJob(
         config=config, out=out, log_traffic=log_traffic, access=access.access(config.cluster)
     )
-    events = TournamentProgress(out, config.seed, quiet).events()
-    standings = output.run_job(
-        lambda: run_tournament_job(job, events),
-        lambda: output.interrupted(
-            f"interrupted; finished games are saved in {out}; run the same command to resume"
-        ),
-    )
+    with live_line(live, quiet) as shown:
+        progress = TournamentProgress(out, config.seed, quiet, shown)
+        events = progress.events()
+        standings = output.run_job(
+            lambda: run_tournament_job(job, events),
+            lambda: output.interrupted(
+                f"interrupted; finished games are saved in {out}; run the same command to resume"
+            ),
+        )
     output.say(format_standings_text(standings, config.gauntlet_names()), nl=False)
+    faults = progress.faults()
+    if faults:
+        output.say(faults)
     output.say(
         f"standings: {out / 'standings.json'}  page: {out / 'report.html'}  "
         f"report: {out / 'report.md'}"

@@ -10,7 +10,9 @@ from tournaments.results import Standings
 from tournaments.tournament_job import TournamentStart
 
 from . import output
+from .fault_words import fault_suffix, faults_line
 from .output import seed_words
+from .words import counted
 
 
 def _clock(seconds: float) -> str:
@@ -19,7 +21,13 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    """Progress lines for a long run: done/total, times, leader, faults."""
+    """Progress lines for a long run: done/total, times, leader, faults.
+
+    Times are this session's: a resumed run shows the time since it was resumed (``this
+    session``), and its estimate of the time left comes from the games played since then
+    (the records do not say how long the earlier sessions took, only when their games
+    ended, and the gaps between sessions are no time spent playing).
+    """
 
     def __init__(
         self, total: int, already: int, quiet: bool, status: Callable[[], str] = lambda: ""
@@ -31,9 +39,11 @@ class Progress:
         self.start = time.monotonic()
         self.quiet = quiet
         self.untold = output.UntoldRules()
+        self.records: list[GameRecord] = []
 
     def game_done(self, record: GameRecord, standings: Standings) -> None:
         self.played += 1
+        self.records.append(record)
         self.untold.note(record)
         if self.quiet:
             return
@@ -42,23 +52,29 @@ class Progress:
         left = (self.total - done) * elapsed / self.played
         a, b = (p.name for p in record.players)
         leader = standings.rows[0]
-        fault = f"  FAULT {record.detail}" if record.loser_failed else ""
+        session = " this session" if self.already else ""
         output.say(
             f"[{done}/{self.total}] {record.game_id} {a} {record.score} {b} "
-            f"{record.reason.value} ({record.end_ply} plies) | elapsed {_clock(elapsed)}, "
-            f"left ~{_clock(left)} | leader {leader.name} {leader.points:g}/{leader.games}"
-            f"{fault}{self.status()}"
+            f"{record.reason.value} ({counted(record.end_ply, 'ply', 'plies')}) | elapsed "
+            f"{_clock(elapsed)}{session}, left ~{_clock(left)} | leader {leader.name} "
+            f"{leader.points:g}/{leader.games}{fault_suffix(record)}{self.status()}"
         )
+
+    def faults(self) -> str:
+        """The summary line of the engines' faults in the games played now (``this
+        session``'s in a resumed run), or empty."""
+        return faults_line(self.records, "this session" if self.already else "")
 
 
 def header(start: TournamentStart, out: Path, seed: int | None) -> str:
     """Who plays, how many games, under which rules and clock, where."""
     run = start.config
     return (
-        f"{_field_words(run)}; {start.games} games ({run.rounds} rounds), "
+        f"{_field_words(run)}; {counted(start.games, 'game')} "
+        f"({counted(run.rounds, 'round')}), "
         f"rules {run.rules.name}, time {_time_words(run)}, "
         f"{seed_words(seed)}, {start.at_once}, run folder {out}"
-        + (f"; resuming with {start.already} games done" if start.already else "")
+        + (f"; resuming with {counted(start.already, 'game')} done" if start.already else "")
     )
 
 

@@ -7,5 +7,6 @@ model's file, Ctrl-C handling, the version.
 - ``write_errors``: ``WriteError``, a file that cannot be written, in one wording.
 - ``model_files``: a JSON file read into a pydantic model, its first problem in words.
 - ``interrupt``: an event loop that Ctrl-C stops cleanly.
+- ``short_text``: text cut to fit one line.
 - ``version``: the installed package's version, read from its metadata.
 """

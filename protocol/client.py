@@ -193,7 +193,9 @@ class EngineClient:
                 if protocol.broken:
                     raise protocol.fault_now() from None
                 assert timeout is not None
-                raise EngineTimeoutError(self.name, command.line(), timeout) from None
+                raise EngineTimeoutError(
+                    self.name, command.line(), timeout, protocol.noise
+                ) from None
         except EngineError as error:
             breach = await self._breach_after(error)
             if breach is None:

@@ -1,6 +1,10 @@
 """Exceptions of the DCTP layer."""
 
+from dataclasses import dataclass
+from typing import Final
+
 from banqi_common.errors import BanqiError
+from banqi_common.short_text import shortened
 
 
 class ProtocolError(BanqiError):
@@ -67,14 +71,42 @@ class EnginePipeClosedError(EngineError):
     """The engine's stdout reached end of file, or its stdin broke, while it may still run."""
 
 
-class EngineTimeoutError(EngineError):
-    """No reply to ``command`` (a command line) within ``timeout`` seconds."""
+FLUSH_HINT: Final = "an engine that does not flush its output after each line looks like this"
+"""Said of every command left without a reply while the engine printed nothing: the usual
+cause is output kept in the engine's buffer."""
 
-    def __init__(self, engine: str, command: str, timeout: float) -> None:
-        super().__init__(engine, f"no reply to {command!r} within {timeout:g} s")
-        self.args = (engine, command, timeout)
+NOISE_PREVIEW_CHARS: Final = 40
+"""How much of the first line that was not a reply a message quotes."""
+
+
+@dataclass(frozen=True)
+class Noise:
+    """The lines an engine printed on stdout that were not the reply awaited: how many, and
+    the first (empty when none)."""
+
+    count: int = 0
+    first: str = ""
+
+    def words(self) -> str:
+        """What the engine printed meanwhile, for a message saying it did not reply; the
+        flush hint when it printed nothing."""
+        if not self.count:
+            return FLUSH_HINT
+        lines = "line that is not a reply" if self.count == 1 else "lines that are not replies"
+        first = shortened(self.first, NOISE_PREVIEW_CHARS)
+        return f"meanwhile {self.count} {lines}, the first {first!r}"
+
+
+class EngineTimeoutError(EngineError):
+    """No reply to ``command`` (a command line) within ``timeout`` seconds; ``noise`` is what
+    the engine printed on stdout meanwhile that was not the reply."""
+
+    def __init__(self, engine: str, command: str, timeout: float, noise: Noise = Noise()) -> None:
+        super().__init__(engine, f"no reply to {command!r} within {timeout:g} s; {noise.words()}")
+        self.args = (engine, command, timeout, noise)
         self.command = command
         self.timeout = timeout
+        self.noise = noise
 
 
 class MalformedReplyError(EngineError):

@@ -20,6 +20,7 @@ from .errors import (
     EngineTerminatedError,
     LineTooLongError,
     MalformedReplyError,
+    Noise,
     WrongReplyIdError,
 )
 from .messages import Command, CommandId, Reply, parse_reply_line
@@ -97,6 +98,7 @@ class EngineLineProtocol(asyncio.SubprocessProtocol):
         self._unsolicited: WrongReplyIdError | None = None
         self._fault: EngineError | None = None
         self._classify: asyncio.TimerHandle | None = None
+        self._noise = Noise()
 
     # -- asyncio callbacks ---------------------------------------------------------
 
@@ -152,6 +154,11 @@ class EngineLineProtocol(asyncio.SubprocessProtocol):
         """Whether commands can still be written."""
         return not self._stdin_closed
 
+    @property
+    def noise(self) -> Noise:
+        """The lines read since the last command was sent that were not replies."""
+        return self._noise
+
     def log(self, line: str) -> None:
         """Pass one line to the traffic log, if any."""
         if self._traffic_log is not None:
@@ -187,6 +194,7 @@ class EngineLineProtocol(asyncio.SubprocessProtocol):
             raise ValueError(f"a command line cannot contain a line break: {line!r}")
         waiter = _Waiter(command, self._loop.create_future())
         self._waiters.append(waiter)
+        self._noise = Noise()
         self.log(f"> {line}")
         stdin.write(f"{line}\n".encode())
         return waiter
@@ -248,6 +256,8 @@ class EngineLineProtocol(asyncio.SubprocessProtocol):
         if reply is None:
             if self._collecting is not None:
                 self._collect(raw, text, now)
+            elif text.strip():
+                self._count_noise(text)
             return
         self._finish_collecting()
         malformed = None
@@ -282,6 +292,11 @@ class EngineLineProtocol(asyncio.SubprocessProtocol):
             self._collecting = _Collecting(waiter, reply, now, lines, size, now, timer)
         else:
             waiter.future.set_result((reply, now))
+
+    def _count_noise(self, text: str) -> None:
+        """One more line that is not a reply (the first is kept, for the timeout's words)."""
+        noise = self._noise
+        self._noise = Noise(noise.count + 1, noise.first if noise.count else text)
 
     # -- list_commands continuation ------------------------------------------------------
 

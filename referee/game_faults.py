@@ -47,8 +47,9 @@ def fault_of(player: int, error: ProtocolError, *, allowance: Allowance | None =
     """The one mapping from an engine error to the reason its engine loses by.
 
     No reply in time is a stall, or, to a ``genmove`` (whose ``allowance`` is given), a
-    time loss; either way the engine stopped answering, as it did when it used no CPU for
-    its idle limit, or when it reached a limit of its sandbox (and was stopped). An engine
+    time loss, its detail saying what the engine printed meanwhile (``Noise.words``); either
+    way the engine stopped answering, as it did when it used no CPU for its idle limit, or
+    when it reached a limit of its sandbox (and was stopped). An engine
     that did not take rules it must be told refused them. A dead process or a closed pipe
     is a crash; anything else it said is an unreadable reply.
     """
@@ -58,10 +59,11 @@ def fault_of(player: int, error: ProtocolError, *, allowance: Allowance | None =
         if allowance is not None:
             detail = (
                 f"no move within the {allowance.seconds:.3f}s allowed ({allowance.words}, "
-                f"and the margin), nor in the {error.timeout - allowance.seconds:g}s after"
+                f"and the margin), nor in the {error.timeout - allowance.seconds:g}s after; "
+                f"{error.noise.words()}"
             )
             return Fault(player, Reason.TIME_FORFEIT, detail, stopped_answering=True)
-        detail = f"no reply to '{error.command}' within {error.timeout:g}s"
+        detail = f"no reply to '{error.command}' within {error.timeout:g}s; {error.noise.words()}"
         return Fault(player, Reason.STALL, detail, stopped_answering=True)
     if isinstance(error, EngineIdleError):
         had = f"; it had {allowance.words}" if allowance is not None else ""

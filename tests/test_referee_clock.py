@@ -8,6 +8,7 @@ import pytest
 from in_process_engines import engine_spec, in_process
 from referee_fakes import Fake, play, survivors, write_fake
 
+from protocol.errors import FLUSH_HINT
 from referee.reasons import Reason
 from referee.record import GameRecord
 from referee.storage import traffic_path
@@ -136,7 +137,7 @@ def test_a_late_move_loses_on_time_and_only_silence_counts_as_failing(
     if stopped:
         assert record.detail == (
             "no move within the 0.300s allowed (a 0.200s limit a move, 60.000s left on its "
-            "clock, and the margin), nor in the 0.5s after"
+            "clock, and the margin), nor in the 0.5s after; " + FLUSH_HINT
         )
         assert waited < 2.5
     else:

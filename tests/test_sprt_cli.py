@@ -156,7 +156,7 @@ def test_killed_with_sigkill_then_run_again_loses_and_doubles_no_pair(tmp_path: 
 
     second = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0, second.stdout + second.stderr
-    resumed = re.search(r"resuming with (\d+) pairs counted", second.stdout)
+    resumed = re.search(r"resuming with (\d+) pairs? counted", second.stdout)
     assert resumed is not None, second.stdout
     before = int(resumed.group(1))
     printed_first = pair_numbers((tmp_path / "first.log").read_text())
@@ -203,7 +203,7 @@ def test_ctrl_c_stops_with_one_line_and_status_130(tmp_path: Path) -> None:
     complaints = [line for line in stderr.splitlines() if not line.startswith("sandbox: ")]
     assert len(complaints) == 1, stderr
     assert re.fullmatch(
-        rf"interrupted: (\d+) pairs counted \(\d+ games\), LLR -?\d+\.\d\d; records in "
+        rf"interrupted: (\d+) pairs? counted \(\d+ games\), LLR -?\d+\.\d\d; records in "
         rf"{re.escape(str(out))}; run the same command to resume",
         complaints[0],
     )

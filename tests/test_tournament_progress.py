@@ -36,7 +36,7 @@ for line in sys.stdin:
 
 PROGRESS = re.compile(
     r"\[(?P<done>\d+)/6\] (?P<game>r1-\d-\d-\d) (?P<a>\w+) (?P<score>1-0|0-1|1/2-1/2) (?P<b>\w+) "
-    r"(?P<reason>[a-z-]+) \((?P<plies>\d+) plies\) \| "
+    r"(?P<reason>[a-z-]+) \((?P<plies>\d+) pl(?:y|ies)\) \| "
     r"elapsed (?P<elapsed>\d+:\d\d:\d\d), left ~(?P<left>\d+:\d\d:\d\d) \| "
     r"leader (?P<leader>\w+) (?P<points>[\d.]+)/(?P<games>\d+)"
 )
@@ -67,7 +67,7 @@ def test_progress_lines(tmp_path: Path) -> None:
     result = CliRunner().invoke(tournament_command, tournament_args(tmp_path, "--concurrency", "2"))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("tournament: opener, resigner, quitter; 6 games (1 rounds)")
+    assert lines[0].startswith("tournament: opener, resigner, quitter; 6 games (1 round)")
     assert "seed 5, 2 at once" in lines[0]
     matches = [PROGRESS.fullmatch(line) for line in lines[1:7]]
     assert all(matches), lines[1:7]
@@ -113,9 +113,9 @@ def test_remaining_estimate_counts_only_games_played_now(
     now[0] += 3570
     progress.game_done(record, standings)
     assert printed[0].startswith("[3/10] r1-1-2-1 x 0-1 y forfeit (0 plies)")
-    assert "elapsed 0:00:30, left ~0:03:30 | leader y 1/1" in printed[0]
+    assert "elapsed 0:00:30 this session, left ~0:03:30 | leader y 1/1" in printed[0]
     assert "[4/10]" in printed[1]
-    assert "elapsed 1:00:00, left ~3:00:00" in printed[1]
+    assert "elapsed 1:00:00 this session, left ~3:00:00" in printed[1]
 
 
 def test_the_header_names_a_config_files_seed(tmp_path: Path) -> None:

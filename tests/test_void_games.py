@@ -8,6 +8,7 @@ from referee_fakes import Fake, survivors, write_fake
 
 from banqi_engine.rules import PRESETS
 from protocol.connection import EngineConnection
+from protocol.errors import FLUSH_HINT
 from protocol.line_protocol import TrafficLog
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
@@ -104,8 +105,8 @@ def test_both_engines_silent_at_the_start_is_void_and_both_are_ended(
         "(first stopped answering; second stopped answering)"
     )
     assert record.detail == (
-        "first: no reply to '7 reset_board' within 0.5s; "
-        "second: no reply to '7 reset_board' within 0.5s"
+        f"first: no reply to '7 reset_board' within 0.5s; {FLUSH_HINT}; "
+        f"second: no reply to '7 reset_board' within 0.5s; {FLUSH_HINT}"
     )
     assert survivors([*first.pids(), *second.pids()]) == []
 

@@ -1,0 +1,136 @@
+"""What ``banqi match``, ``tournament`` and ``sprt`` print of an engine's fault: the
+record's detail on the game's line, what a silent engine printed meanwhile, the flush hint,
+and each engine's faults by kind in the summary."""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from processes import run_banqi
+from referee_fakes import Fake, write_fake
+
+from protocol.errors import FLUSH_HINT
+
+UNREADABLE = """
+def on_genmove(i, words):
+    reply(i, 'd7-d7')
+"""
+ILLEGAL = """
+def on_genmove(i, words):
+    reply(i, 'a1 d8')
+"""
+CRASH = """
+def on_genmove(i, words):
+    raise RuntimeError('the search blew up')
+"""
+HELLO = """
+def on_genmove(i, words):
+    out(b'hello world\\n')
+"""
+SILENT_HANDSHAKE = """
+plain_answer = answer
+
+
+def answer(i, words):
+    if i != 7:
+        plain_answer(i, words)
+"""
+
+
+def command(fake: Fake) -> str:
+    return f"{fake.name}={sys.executable} {fake.script}"
+
+
+def match(tmp_path: Path, custom: str, stall: str = "3") -> tuple[int, str, str]:
+    """One game of ``bot`` (misbehaving by ``custom``, moving first) against a fake that
+    plays, ``stall`` seconds allowed for each reply but a move; its status, stdout and
+    stderr."""
+    bot = write_fake(tmp_path / "engines", "bot", custom)
+    other = write_fake(tmp_path / "engines", "other", legal=True)
+    args = ["match", command(bot), command(other), "--games", "1", "--rules", "casual"]
+    args += ["--seed", "1", "--time", "2", "--stall-timeout", stall, "--sandbox", "off"]
+    result = run_banqi([*args, "--out", str(tmp_path / "run")], tmp_path, tmp_path)
+    return result.returncode, result.stdout, result.stderr
+
+
+def game_line(out: str) -> str:
+    return next(line for line in out.splitlines() if line.startswith("[1/1] "))
+
+
+@pytest.mark.parametrize(
+    ("custom", "reason", "words"),
+    [
+        (UNREADABLE, "unreadable-reply", "FAULT bot: genmove answer 'd7-d7': expected two squares"),
+        (
+            ILLEGAL,
+            "illegal-move",
+            "FAULT bot: a1 d8: illegal move a1-d8: colours are not decided yet",
+        ),
+        (CRASH, "crash", "RuntimeError: the search blew up"),
+        (
+            HELLO,
+            "time-forfeit",
+            "3s after; meanwhile 1 line that is not a reply, the first 'hello world'",
+        ),
+    ],
+    ids=["unreadable", "illegal", "crash", "time-loss-garbage"],
+)
+def test_the_game_line_says_what_the_engine_did(
+    tmp_path: Path, custom: str, reason: str, words: str
+) -> None:
+    status, out, err = match(tmp_path, custom)
+    assert status == 0, err
+    line = game_line(out)
+    assert f"  {reason}: " in line
+    assert words in line
+    assert f"  engine faults: bot 1 ({reason} 1); details in the records" in out.splitlines()
+
+
+def test_a_handshake_timeout_hints_at_unflushed_output(tmp_path: Path) -> None:
+    status, _, err = match(tmp_path, SILENT_HANDSHAKE, stall="2")
+    assert status == 1
+    assert err.splitlines()[-1].endswith(
+        f"failed the handshake: no reply to '7 reset_board' within 2 s; {FLUSH_HINT}"
+    )
+
+
+def fakes(tmp_path: Path) -> tuple[Fake, Fake]:
+    folder = tmp_path / "engines"
+    return write_fake(folder, "bot", UNREADABLE), write_fake(folder, "other", legal=True)
+
+
+CLOCK = ["--rules", "casual", "--seed", "1", "--time", "2", "--sandbox", "off"]
+
+
+def test_a_tournament_line_and_summary_tell_the_faults(tmp_path: Path) -> None:
+    bot, other = fakes(tmp_path)
+    args = ["tournament", "--engine", command(bot), "--engine", command(other), "--rounds", "1"]
+    result = run_banqi([*args, *CLOCK, "--out", str(tmp_path / "run")], tmp_path, tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "; 2 games (1 round), rules casual" in lines[0]
+    progress = [line for line in lines if line.startswith("[")]
+    assert len(progress) == 2
+    for line in progress:
+        assert re.search(r"unreadable-reply \(\d+ pl(y|ies)\) \| elapsed ", line)
+        assert re.search(
+            r"  FAULT bot( \((red|black)\))?: genmove answer 'd7-d7': expected two", line
+        )
+    assert "  engine faults: bot 2 (unreadable-reply 2); details in the records" in lines
+
+
+def test_an_sprt_prints_a_line_per_failed_game(tmp_path: Path) -> None:
+    bot, other = fakes(tmp_path)
+    args = ["sprt", command(bot), command(other), "--max-games", "2"]
+    result = run_banqi([*args, *CLOCK, "--out", str(tmp_path / "run")], tmp_path, tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "at most 2 games" in lines[0]
+    failed = [line for line in lines if line.startswith("g0")]
+    assert len(failed) == 2
+    for line in failed:
+        assert re.search(
+            r"unreadable-reply  FAULT bot( \((red|black)\))?: genmove answer 'd7-d7'", line
+        )
+    assert any(line.startswith("pair 1 (2 games): ") for line in lines)

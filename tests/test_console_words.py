@@ -1,0 +1,37 @@
+"""The words of the console: counts, shortened engine output, what a silent engine printed."""
+
+import pickle
+
+from banqi_cli.words import counted
+from banqi_common.short_text import ELLIPSIS, shortened
+from protocol.errors import FLUSH_HINT, EngineTimeoutError, Noise
+
+
+def test_counts_are_singular_for_one() -> None:
+    assert counted(1, "game") == "1 game"
+    assert counted(0, "game") == "0 games"
+    assert counted(2, "round") == "2 rounds"
+    assert counted(1, "ply", "plies") == "1 ply"
+    assert counted(3, "ply", "plies") == "3 plies"
+
+
+def test_shortened_text_keeps_its_start_and_its_end_on_one_line() -> None:
+    assert shortened("exited\n  with code 1", 40) == "exited with code 1"
+    text = "the process exited with return code 1 (stderr ends: " + "x" * 200 + " | KeyError: 3)"
+    short = shortened(text, 80)
+    assert len(short) <= 80
+    assert short.startswith("the process exited")
+    assert short.endswith("KeyError: 3)")
+    assert ELLIPSIS in short
+
+
+def test_a_timeout_says_what_the_engine_printed_or_hints_at_flushing() -> None:
+    silent = EngineTimeoutError("bot", "7 reset_board", 5)
+    assert str(silent) == f"engine 'bot': no reply to '7 reset_board' within 5 s; {FLUSH_HINT}"
+    chatty = EngineTimeoutError("bot", "12 genmove red", 5, Noise(3, "hello world"))
+    assert str(chatty).endswith(
+        "within 5 s; meanwhile 3 lines that are not replies, the first 'hello world'"
+    )
+    assert Noise(1, "y" * 100).words().endswith(f"{ELLIPSIS}{'y' * 24}'")
+    again = pickle.loads(pickle.dumps(chatty))
+    assert (str(again), again.noise) == (str(chatty), chatty.noise)
