@@ -30,6 +30,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_full_config_loads(tmp_path: Path) -> None:
+    (tmp_path / "engines" / "alpha").mkdir(parents=True)
     path = write(
         tmp_path,
         """

@@ -28,7 +28,7 @@ from banqi_common.errors import InputError
 from banqi_engine.errors import RulesInputError
 from banqi_engine.players import MAX_LEVEL
 from banqi_engine.rules import PRESETS, RuleSet, resolve_rules, rules_from_data
-from referee.engine_spec import EngineSpec, EngineSpecError, split_command
+from referee.engine_spec import EngineSpec, EngineSpecError, cwd_problem, split_command
 from referee.timecontrol import TimeControl, TimeOverride
 
 from .run_config import RunConfig
@@ -221,18 +221,27 @@ def _describe(error: ValidationError, source: str, renamed: dict[str, str]) -> s
 
 
 def config_from_data(data: dict[str, Any], source: str) -> TournamentConfig:
-    """Validate a mapping (from TOML, JSON or flags); ConfigError names each bad field."""
+    """Validate a mapping (from TOML, JSON or flags); ConfigError names each bad field, and
+    an engine's ``cwd`` that is not an existing folder (``engines[N]`` counts from 1)."""
     data = dict(data)
     renamed: dict[str, str] = {}
     if "time" in data and "time_control" not in data:
         data["time_control"] = data.pop("time")
         renamed["time_control"] = "time"
     try:
-        return TournamentConfig.model_validate(data)
+        config = TournamentConfig.model_validate(data)
     except ValidationError as error:
         raise ConfigError(_describe(error, source, renamed)) from None
     except RulesInputError as error:
         raise ConfigError(f"bad tournament config in {source}: {error}") from None
+    for number, engine in enumerate(config.engines, 1):
+        problem = cwd_problem(engine)
+        if problem:
+            raise ConfigError(
+                f"bad tournament config in {source}: engines[{number}].cwd: {problem} "
+                f"(engine {engine.name!r}); give an existing folder"
+            )
+    return config
 
 
 def load_config(path: Path) -> TournamentConfig:
