@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from referee_fakes import TEST_MACS
 
 from banqi_cli.main import cli
 from referee.engine_spec import EngineSpec
-from tournaments import pairs, play
+from tournaments import pairs, play, run_size
 from tournaments.config import ConfigError, TournamentFormat, config_from_data
 from tournaments.run_size import MAX_RUN_GAMES, RunSizeError, check_memory
 from tournaments.schedule import schedule
@@ -77,7 +78,9 @@ def test_the_limit_is_the_games_not_the_rounds() -> None:
 
 
 def test_a_schedule_bigger_than_the_memory_is_refused() -> None:
-    with pytest.raises(RunSizeError, match=r"1,000,000 games needs about 2\.0 GB.*0\.5 GB"):
+    with pytest.raises(
+        RunSizeError, match=r"1,000,000 games needs about 2\.0 GB.* 500 MB available"
+    ):
         check_memory(1_000_000, available=500_000_000)
     check_memory(1_000_000, available=4_000_000_000)
 
@@ -119,3 +122,16 @@ def test_the_first_games_of_a_big_schedule_come_without_the_rest() -> None:
     first = list(itertools.islice(schedule(config, 1), 10))
     assert time.perf_counter() - start < 1.0
     assert [g.setup.game_id for g in first[:3]] == ["r1-1-2-1", "r1-1-2-2", "r1-1-3-1"]
+
+
+def test_a_run_too_big_for_the_memory_is_refused_before_its_folder_or_schedule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run_size, "available_memory", lambda: 1_000_000)
+    monkeypatch.setattr(play, "schedule", never_built)
+    config = config_from_data({"engines": engines(8), "rounds": 100}, "t")
+    with pytest.raises(
+        RunSizeError, match=r"5,600 games needs about 11 MB; this machine has 1 MB available"
+    ):
+        play.prepare(config, tmp_path / "r", TEST_MACS)
+    assert not (tmp_path / "r").exists()

@@ -29,9 +29,10 @@ def prepare(
         check_same_book(state.deal_book, book, out)
     else:
         state = state.model_copy(update={"deal_book": stamp_of(book)})
+    games = list(schedule(state.config, state.seed))
     if book is not None:
-        book.check_room(game.setup.deal for game in schedule(state.config, state.seed))
-    return state, list(schedule(state.config, state.seed))
+        book.check_room(game.setup.deal for game in games)
+    return state, games
 
 
 def run_tournament(

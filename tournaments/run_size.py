@@ -50,6 +50,11 @@ def available_memory() -> int | None:
     return None
 
 
+def _amount(size: int) -> str:
+    """Bytes in GB (one decimal), or in MB below a GB."""
+    return f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
+
+
 def check_memory(games: int, available: int | None = None) -> None:
     """Refuse a schedule of ``games`` games that would not fit in ``available`` bytes (by
     default what the machine has available now; no check where it does not say)."""
@@ -57,6 +62,6 @@ def check_memory(games: int, available: int | None = None) -> None:
     needed = games * SCHEDULED_GAME_BYTES
     if room is not None and needed > room:
         raise RunSizeError(
-            f"a schedule of {games:,} games needs about {needed / 1e9:.1f} GB; this machine "
-            f"has {room / 1e9:.1f} GB available: play fewer rounds or engines"
+            f"a schedule of {games:,} games needs about {_amount(needed)}; this machine has "
+            f"{_amount(room)} available: play fewer rounds or engines"
         )
