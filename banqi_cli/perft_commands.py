@@ -34,7 +34,7 @@ def perft_command(position: str, depth: int, rules: RuleSet, show_divide: bool) 
     the last line printed.
     """
     try:
-        pos = parse_position(position)
+        pos = parse_position(position, rules)
     except RulesInputError as error:
         raise click.ClickException(f"bad POSITION: {error}") from None
     if show_divide and depth >= 1:

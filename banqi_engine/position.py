@@ -28,6 +28,7 @@ from .pieces import (
     colour_of,
     is_piece,
 )
+from .rules import MAX_NO_PROGRESS_LIMIT, RuleSet
 from .squares import (
     ALL_SQUARES,
     FILES,
@@ -347,14 +348,31 @@ def parse_board_field(text: str, what: str = "board") -> list[SquareState]:
     return board
 
 
-def _parse_count(text: str, field: str) -> int:
+PROGRESS_EVENTS: Final = NUM_SQUARES + NUM_SQUARES - 1
+"""The most flips and captures a game has: each of the 32 pieces turned up once, and at
+most 31 of them taken."""
+
+
+def longest_game(no_progress_limit: int) -> int:
+    """The most plies a game can last when ``no_progress_limit`` plies without a flip or a
+    capture draw it: that many plies before each flip or capture and after the last."""
+    return (PROGRESS_EVENTS + 1) * no_progress_limit + PROGRESS_EVENTS
+
+
+def _parse_count(text: str, field: str, most: int, why: str) -> int:
+    """A count field: a whole number from 0 to ``most`` (``why``: what bounds it)."""
     if not (text.isascii() and text.isdigit()):
         raise PositionError(f"{field}: expected a whole number >= 0, got {text!r}")
+    if len(text) > len(str(most)) or int(text) > most:
+        shown = text if len(text) <= 24 else text[:21] + "..."
+        raise PositionError(f"{field}: {shown} is more than {most} ({why})")
     return int(text)
 
 
-def parse_position(text: str) -> Position:
-    """Parse a position string; PositionError names the bad field and why."""
+def parse_position(text: str, rules: RuleSet | None = None) -> Position:
+    """Parse a position string; PositionError names the bad field and why. Its counts are
+    bounded by ``rules``' no-progress limit (without rules, by the longest a rule set may
+    have)."""
     fields = text.split()
     if not 3 <= len(fields) <= 5:
         raise PositionError(
@@ -372,14 +390,24 @@ def parse_position(text: str) -> Position:
             f"got {pool_text!r}"
         )
     pool = [int(c) for c in pool_text]
-    no_progress = _parse_count(fields[3], "no-progress plies") if len(fields) > 3 else 0
-    ply = _parse_count(fields[4], "ply number") if len(fields) > 4 else 0
+    limit = MAX_NO_PROGRESS_LIMIT if rules is None else rules.no_progress_limit
+    whose = "any rule set's" if rules is None else f"the rule set {rules.name}'s"
+    no_progress, ply = 0, 0
+    if len(fields) > 3:
+        why = f"{whose} no-progress limit: that many plies without a flip or capture draw"
+        no_progress = _parse_count(fields[3], "no-progress plies", limit, why)
+    if len(fields) > 4:
+        why = f"the longest game under {whose} no-progress limit of {limit}"
+        ply = _parse_count(fields[4], "ply number", longest_game(limit), why)
     check_consistency(board, pool, side)
     return Position(board, pool, side, no_progress, ply)
 
 
 def check_consistency(board: list[SquareState], pool: list[int], side: Colour) -> None:
-    """Refuse a board and pool that no game could reach."""
+    """Refuse a board and pool that no game could reach, and a side to move before the
+    first flip has decided the colours."""
+    if board.count(EMPTY) == NUM_SQUARES:
+        raise PositionError("board: every square is empty; a game always has a piece on it")
     hidden = board.count(HIDDEN)
     if sum(pool) != hidden:
         raise PositionError(
@@ -397,4 +425,9 @@ def check_consistency(board: list[SquareState], pool: list[int], side: Colour) -
         raise PositionError(
             f"side: '-' (colours undecided) but {face_up} pieces are face up; "
             "colours are decided by the first flip"
+        )
+    if side != UNDECIDED and not face_up:
+        raise PositionError(
+            f"side: {SIDE_LETTERS[side]!r} to move but no piece is face up; the side to move "
+            "is known only after the first flip: use '-'"
         )

@@ -158,15 +158,34 @@ def rules_from_data(data: object, source: str = "data") -> RuleSet:
         raise RulesError(_describe(error, source)) from None
 
 
+RULES_FILE_SUFFIXES: Final = (".toml", ".json")
+"""The kinds of rule-set file read: TOML, or JSON."""
+
+
+def _allowed() -> str:
+    return f"allowed: {', '.join(PRESETS)}, or a path to a .toml or .json rule-set file"
+
+
 def preset(name: str) -> RuleSet:
     """The preset of that name; RulesError lists the allowed names otherwise."""
     try:
         return PRESETS[name]
     except KeyError:
-        raise RulesError(
-            f"unknown rule set {name!r}; allowed: {', '.join(PRESETS)}, "
-            "or a path to a .toml or .json rule-set file"
-        ) from None
+        raise RulesError(f"unknown rule set {name!r}; {_allowed()}") from None
+
+
+def rules_file_problem(path: Path) -> str | None:
+    """What makes ``path`` no rule-set file: missing, not a regular file (a folder, a
+    device), or not named ``.toml`` or ``.json``; None when it is one."""
+    if not path.exists():
+        return f"rule-set file {path} does not exist; {_allowed()}"
+    if not path.is_file():
+        kind = "a folder" if path.is_dir() else "not a regular file"
+        return f"rule-set file {path} is {kind}; {_allowed()}"
+    if path.suffix.lower() not in RULES_FILE_SUFFIXES:
+        named = f"a {path.suffix} file" if path.suffix else "a file with no .toml or .json suffix"
+        return f"rule-set file {path} is {named}; {_allowed()}"
+    return None
 
 
 def load_rules_file(path: Path) -> RuleSet:
@@ -190,8 +209,9 @@ def resolve_rules(spec: str) -> RuleSet:
     if spec in PRESETS:
         return PRESETS[spec]
     path = Path(spec)
-    if path.suffix.lower() in (".toml", ".json") or path.exists():
-        if not path.is_file():
-            raise RulesError(f"rule-set file {spec} does not exist")
+    if path.suffix.lower() in RULES_FILE_SUFFIXES or path.exists():
+        problem = rules_file_problem(path)
+        if problem:
+            raise RulesError(problem)
         return load_rules_file(path)
     return preset(spec)

@@ -88,6 +88,14 @@ class EngineSpec(BaseModel):
         return shlex.join(self.command)
 
 
+def cwd_problem(spec: EngineSpec) -> str | None:
+    """What is wrong with the spec's working directory: ``<cwd> does not exist`` or ``<cwd>
+    is not a folder``; None when it is a folder or not given."""
+    if spec.cwd is None or spec.cwd.is_dir():
+        return None
+    return f"{spec.cwd} {'is not a folder' if spec.cwd.exists() else 'does not exist'}"
+
+
 def split_command(text: str) -> tuple[str, ...]:
     """Split an engine command line like a POSIX shell does."""
     try:

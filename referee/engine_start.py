@@ -18,7 +18,7 @@ from protocol.in_process import InProcessEngine
 from protocol.line_protocol import TrafficLog
 
 from .deals import KEY_ENV
-from .engine_spec import EngineSpec
+from .engine_spec import EngineSpec, cwd_problem
 from .engine_watch import limited_start
 from .sandbox import (
     Isolation,
@@ -46,6 +46,7 @@ def engine_environment(extra: dict[str, str]) -> dict[str, str]:
 
 async def start_engine_process(spec: EngineSpec, traffic_log: TrafficLog | None) -> EngineClient:
     """Start the spec's command as a plain process of its own, not isolated."""
+    _check_cwd(spec)
     return await EngineClient.start(
         spec.command,
         cwd=spec.cwd,
@@ -53,6 +54,20 @@ async def start_engine_process(spec: EngineSpec, traffic_log: TrafficLog | None)
         name=spec.name,
         traffic_log=traffic_log,
     )
+
+
+def _check_cwd(spec: EngineSpec) -> None:
+    """Refuse a working directory that is not a folder, in words of the spec's own."""
+    problem = cwd_problem(spec)
+    if problem:
+        raise EngineStartError(spec.name, f"its working directory {problem}")
+
+
+def _reason(error: BaseException | None) -> str:
+    """Why a start failed, without the command line it was given."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error)
 
 
 def _check_program(spec: EngineSpec, program: str, env: dict[str, str]) -> None:
@@ -74,9 +89,8 @@ def sandboxed_engines(isolation: Isolation, hidden: Sequence[Path]) -> EngineFac
         return start_engine_process
 
     async def start(spec: EngineSpec, traffic_log: TrafficLog | None) -> EngineClient:
+        _check_cwd(spec)
         base = (spec.cwd or Path.cwd()).resolve()
-        if not base.is_dir():
-            raise EngineStartError(spec.name, f"its working directory {base} is not a folder")
         command = resolved_command(spec.command, base)
         env = engine_environment(spec.env)
         _check_program(spec, command[0], env)
@@ -96,15 +110,22 @@ def sandboxed_engines(isolation: Isolation, hidden: Sequence[Path]) -> EngineFac
         env["HOME"] = str(view.cwd)  # the referee's home is out of sight
         env.update({k: v for k, v in spec.env.items() if k in ("HOME", "TMPDIR")})
         limited = limited_start(spec.limits)
-        return await EngineClient.start(
-            wrap_command(isolation, view, command),
-            env=env,
-            name=spec.name,
-            traffic_log=traffic_log,
-            isolation=isolation.value,
-            watch=limited.watch,
-            before_exec=limited.before_exec,
-        )
+        try:
+            return await EngineClient.start(
+                wrap_command(isolation, view, command),
+                env=env,
+                name=spec.name,
+                traffic_log=traffic_log,
+                isolation=isolation.value,
+                watch=limited.watch,
+                before_exec=limited.before_exec,
+            )
+        except EngineStartError as error:  # its words name the whole sandbox command line
+            raise EngineStartError(
+                spec.name,
+                f"cannot start {list(spec.command)!r} in the {isolation.value} sandbox: "
+                f"{_reason(error.__cause__)}",
+            ) from None
 
     return start
 

@@ -20,7 +20,7 @@ from tournaments.match_config import MatchConfig, match_setups
 
 SPECS = (EngineSpec(name="a", command=("a",)), EngineSpec(name="b", command=("b",)))
 CONFIG = MatchConfig(engines=SPECS, games=2, rules=PRESETS["casual"], seed=4, out=Path("m"))
-SETUPS = match_setups(CONFIG)
+SETUPS = list(match_setups(CONFIG))
 
 
 def worker_record(setup: GameSetup) -> GameRecord:

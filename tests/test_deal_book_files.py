@@ -266,7 +266,7 @@ def test_a_book_too_small_for_a_tournament_is_refused_before_any_game(tmp_path: 
 
 def test_the_runner_refuses_a_book_too_small_before_any_game(tmp_path: Path) -> None:
     config = TournamentConfig(engines=THREE, rules=CASUAL, rounds=1, seed=1)
-    games = schedule(config, 1)
+    games = list(schedule(config, 1))
     events = RunEvents(lambda record, standings: None, lambda *_: None)
 
     async def no_engine(*_: object) -> Any:

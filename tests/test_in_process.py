@@ -137,7 +137,7 @@ def test_a_tournament_plays_in_process_with_two_games_at_once(tmp_path: Path) ->
         engine_spec("greedy-2", "--level", "1", "--seed", "3", "--rules", "casual"),
     )
     config = TournamentConfig(engines=engines, rules=CASUAL, concurrency=2, seed=4)
-    games = schedule(config, 4)
+    games = list(schedule(config, 4))
     done: list[str] = []
     events = RunEvents(lambda record, standings: done.append(record.game_id), print)
     options = RunOptions(key=TEST_KEY, out=tmp_path, events=events, start_engine=in_process())

@@ -338,5 +338,5 @@ def test_games_that_run_past_the_deciding_pair_are_kept_but_not_counted(tmp_path
     summary = "match to 5 points (win 3, draw 1, loss 0): A wins 6-0 after 2 games"
     saved = saved_result(config.out)
     assert (saved.points, saved.games, saved.winner, saved.summary) == ((6, 0), 2, "A", summary)
-    found = existing_records(config.out, match_setups(config), TEST_MACS)
+    found = existing_records(config.out, list(match_setups(config)), TEST_MACS)
     assert saved == score_tracker(config, score, found).result()  # the same, from the folder

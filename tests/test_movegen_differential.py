@@ -96,6 +96,7 @@ def placement_position(rng: random.Random) -> str:
     down_count = rng.randint(0, min(32 - up_count, len(pieces) - up_count))
     if rng.random() < 0.08:
         up_count = 0
+    down_count = max(down_count, 1 - up_count)  # a game always has a piece on the board
     face_up = pieces[:up_count]
     face_down = pieces[up_count : up_count + down_count]
     squares = rng.sample(range(32), up_count + down_count)
@@ -103,7 +104,7 @@ def placement_position(rng: random.Random) -> str:
     for square, letter in zip(squares, face_up + ["X"] * down_count, strict=True):
         board[square] = letter
     pool = tuple(face_down.count(letter) for letter in PIECE_ORDER)
-    side = "-" if not face_up and rng.random() < 0.5 else rng.choice("rb")
+    side = "-" if not face_up else rng.choice("rb")  # no side to move before a flip
     no_progress = rng.randint(0, 60)
     return f"{board_text(tuple(board))} {side} {''.join(map(str, pool))} {no_progress} 77"
 

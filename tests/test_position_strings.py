@@ -15,7 +15,7 @@ FULL = [
     "N-PX/----/XK--/--R-/X--X/n-XX/XkXX/G-XC r 00010110120013 0 9",
     "-M-P/GX-c/P---/-X--/-X-N/n-X-/-gXM/RX-- b 01000100001111 1000 123456",
     "KGGM/MRRN/NCCP/PPPP/kggm/mrrn/nccp/pppp r 00000000000000 0 0",
-    "----/----/----/----/----/----/----/---- b 00000000000000 0 0",
+    "----/----/----/----/----/----/----/---c b 00000000000000 0 0",
 ]
 
 
@@ -40,7 +40,7 @@ def test_squares_are_read_rank_eight_first_files_a_to_d() -> None:
     assert pos.side == BLACK
     assert pos.pool == [0] * 13 + [1]
     assert parse_position(OPENING).side == UNDECIDED
-    assert parse_position("----/----/----/----/----/----/----/---- r 00000000000000").side == RED
+    assert parse_position("----/----/----/----/----/----/----/---c r 00000000000000").side == RED
 
 
 def board_of(ranks: list[str]) -> str:

@@ -112,9 +112,7 @@ def test_a_tournament_refuses_a_matchs_folder(tmp_path: Path) -> None:
     code, output = tournament("--out", str(out))
     assert code == 1
     assert output.splitlines()[-1] == (
-        f"Error: {out} holds game records but no {STATE_FILE}, so they are not a "
-        "tournament's (a match's?); a tournament starts in a new or empty folder: "
-        "choose another --out"
+        f"Error: {out} holds a match (match.json), not a tournament; choose another --out"
     )
     assert not (out / STATE_FILE).exists()
     assert sorted(p.name for p in (out / "games").iterdir()) == ["g0001.json"]
@@ -125,7 +123,6 @@ def test_a_tournament_refuses_a_matchs_folder(tmp_path: Path) -> None:
     [
         (["notes.txt"], "(notes.txt)"),
         (["a", "b", "c", "d"], "(a, b, c, ...)"),
-        (["match.json"], "(match.json)"),
     ],
 )
 def test_a_tournament_refuses_a_folder_that_is_not_a_run_folder(
@@ -186,5 +183,7 @@ def test_a_new_run_refuses_a_folder_of_another_kind(tmp_path: Path, held: str, w
     if held == wanted:
         check_new_run_folder(tmp_path, wanted)
         return
-    with pytest.raises(RunFolderError, match=f"holds {KINDS[held]}, not {KINDS[wanted]}"):
+    with pytest.raises(
+        RunFolderError, match=rf"holds {KINDS[held]} \({held}\), not {KINDS[wanted]}"
+    ):
         check_new_run_folder(tmp_path, wanted)

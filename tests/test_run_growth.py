@@ -78,7 +78,7 @@ def test_more_rounds_with_another_change_are_refused(tmp_path: Path) -> None:
 
 
 def test_the_rounds_a_run_had_keep_their_games_and_deals() -> None:
-    old, new = schedule(config(2), 7), schedule(config(3), 7)
+    old, new = list(schedule(config(2), 7)), list(schedule(config(3), 7))
     assert new[: len(old)] == old
     assert {g.setup.game_id[:3] for g in new[len(old) :]} == {"r3-"}
     secrets = {deal_secret_of(g.setup, TEST_KEY) for g in new}

@@ -30,6 +30,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_full_config_loads(tmp_path: Path) -> None:
+    (tmp_path / "engines" / "alpha").mkdir(parents=True)
     path = write(
         tmp_path,
         """
@@ -74,7 +75,7 @@ def test_full_config_loads(tmp_path: Path) -> None:
     assert config.stall_timeout == 2.5
     assert config.max_failures == 5
     assert config.games_total() == 6
-    assert len(schedule(config, 42)) == 6
+    assert len(list(schedule(config, 42))) == 6
 
 
 def test_defaults(tmp_path: Path) -> None:
@@ -243,7 +244,7 @@ def test_demo_schedules_the_builtin_field(tmp_path: Path, captured: Captured) ->
     names = [e.name for e in config.engines]
     assert names[:2] == ["random", "greedy"]
     assert len(set(names)) == len(names) >= 2
-    games = schedule(config, 1)
+    games = list(schedule(config, 1))
     assert len(games) == len(names) * (len(names) - 1)
     assert {e.name for g in games for e in g.setup.players} == set(names)
 

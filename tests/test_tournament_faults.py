@@ -182,7 +182,7 @@ def tracker_records() -> tuple[GameRecord, GameRecord]:
         EngineSpec(name="x", command=("x",)),
         EngineSpec(name="y", command=("y",)),
     )
-    game = schedule(TournamentConfig(engines=engines), 1)[0]
+    game = next(schedule(TournamentConfig(engines=engines), 1))
     lost = forfeit_record(game, {"x"}, deal_secret_of(game.setup, b"k" * 32))
     return lost.model_copy(update={"winner": 0}), lost
 
@@ -245,7 +245,7 @@ def test_failures_must_come_in_a_row(outcomes: str, out: bool) -> None:
 
 def test_a_game_whose_engines_are_both_out_is_void() -> None:
     engines = (EngineSpec(name="x", command=("x",)), EngineSpec(name="y", command=("y",)))
-    game = schedule(TournamentConfig(engines=engines), 1)[0]
+    game = next(schedule(TournamentConfig(engines=engines), 1))
     record = forfeit_record(game, {"x", "y"}, deal_secret_of(game.setup, b"k" * 32))
     assert record.void and record.winner is None
     assert (record.score, record.points(0), record.points(1)) == ("void", 0.0, 0.0)

@@ -24,7 +24,7 @@ def engine(name: str) -> EngineSpec:
 
 def test_the_games_of_a_pair_share_their_deal_and_swap_who_moves_first() -> None:
     config = TournamentConfig(engines=(engine("a"), engine("b"), engine("c")), rounds=2)
-    games = schedule(config, 5)
+    games = list(schedule(config, 5))
     assert len(games) == config.games_total() == 12
     pairs = defaultdict(list)
     for game in games:

@@ -100,7 +100,7 @@ def test_remaining_estimate_counts_only_games_played_now(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     engines = (EngineSpec(name="x", command=("x",)), EngineSpec(name="y", command=("y",)))
-    games = schedule(TournamentConfig(engines=engines, rounds=5), 1)
+    games = list(schedule(TournamentConfig(engines=engines, rounds=5), 1))
     now = [1000.0]
     monkeypatch.setattr(time, "monotonic", lambda: now[0])
     progress = Progress(total=len(games), already=2, quiet=False)

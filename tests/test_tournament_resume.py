@@ -195,7 +195,7 @@ def test_killed_twice_then_resumed(tmp_path: Path) -> None:
     assert marked_processes(marker) == {}
 
     state = TournamentState.model_validate_json((out / STATE_FILE).read_text())
-    scheduled = schedule(state.config, state.seed)
+    scheduled = list(schedule(state.config, state.seed))
     referee_key = load_or_create_key(key)
     assert len(scheduled) == GAMES
     assert [p.stem for p in records_in(out)] == sorted(g.setup.game_id for g in scheduled)

@@ -310,15 +310,16 @@ def test_a_tuning_run_and_other_runs_refuse_each_others_folders(tmp_path: Path) 
     (match_folder / MATCH_FILE).write_text("{}")
     refused = tune(str(params), "--out", str(match_folder))
     assert refused.exit_code == 1
-    assert f"Error: {match_folder} holds a match, not a tuning run; choose another --out" in (
-        refused.output
+    assert (
+        f"Error: {match_folder} holds a match (match.json), not a tuning run; choose another --out"
+        in (refused.output)
     )
     tune_folder = tmp_path / "t"
     tune_folder.mkdir()
     (tune_folder / TUNE_FILE).write_text("{}")
     match = CliRunner().invoke(cli, ["match", "a", "b", "--out", str(tune_folder)])
     assert match.exit_code == 1
-    assert f"{tune_folder} holds a tuning run, not a match" in match.output
+    assert f"{tune_folder} holds a tuning run (tune-settings.json), not a match" in match.output
     damaged = tune(str(params), "--out", str(tune_folder))
     assert damaged.exit_code == 1
     assert f"{tune_folder / TUNE_FILE} is damaged or not a tuning run's settings" in (

@@ -208,7 +208,7 @@ def two_engine_tournament(concurrency: int = 1) -> tuple[TournamentConfig, list[
     config = TournamentConfig(
         engines=ENGINES, rules=CASUAL, rounds=1, concurrency=concurrency, seed=SEED
     )
-    return config, schedule(config, SEED)
+    return config, list(schedule(config, SEED))
 
 
 def run(

@@ -254,7 +254,7 @@ def test_a_live_view_that_cannot_be_written_is_given_up_with_one_warning(
     live = tmp_path / "live"
     live.mkdir()
     read_only(mount, live)
-    setup = schedule(CONFIG, SEED)[0].setup
+    setup = next(schedule(CONFIG, SEED)).setup
     game = play_game(
         setup,
         deal_secret_of(setup, TEST_KEY),

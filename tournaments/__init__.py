@@ -17,6 +17,8 @@ The run core:
 - ``run_folder``: a run folder's state file opened for a new or resumed run, its lock, its
   records (each file's MAC checked).
 - ``run_kinds``: each kind of run by its state file, and what a new run refuses.
+- ``run_size``: how many games a run may hold, and whether its schedule fits in memory,
+  checked before the schedule is built.
 - ``run_start``: a run folder taken, its state written and records read before any engine
   starts, and left as it was found if the run stops before changing it.
 - ``run_adopt``: a run folder of a banqi older than MACs signed as it is

@@ -21,16 +21,18 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from banqi_common.errors import InputError
 from banqi_engine.errors import RulesInputError
 from banqi_engine.players import MAX_LEVEL
 from banqi_engine.rules import PRESETS, RuleSet, resolve_rules, rules_from_data
-from referee.engine_spec import EngineSpec, EngineSpecError, split_command
+from referee.engine_spec import EngineSpec, EngineSpecError, cwd_problem, split_command
 from referee.timecontrol import TimeControl, TimeOverride
 
 from .run_config import RunConfig
+from .run_size import games_over_limit
 
 MAX_ENGINES = 64
 
@@ -98,7 +100,8 @@ class TournamentConfig(RunConfig):
         default=1,
         ge=1,
         le=10_000,
-        description="Each pairing plays 2 games a round; a resumed run may add rounds.",
+        description="Each pairing plays 2 games a round; a resumed run may add rounds. A run "
+        "holds at most 1,000,000 games.",
     )
     rules: RuleSet = PRESETS["olympiad"]
     seed: int | None = Field(default=None, ge=0, description="Run seed; random when omitted.")
@@ -156,6 +159,16 @@ class TournamentConfig(RunConfig):
             return out
         return value
 
+    @model_validator(mode="after")
+    def _within_size(self) -> "TournamentConfig":
+        what = f"rounds = {self.rounds} with {len(self.engines)} engines"
+        if self.format is TournamentFormat.GAUNTLET:
+            what += f" ({len(self.gauntlet_indices())} in the gauntlet)"
+        reason = games_over_limit(self.games_total(), what)
+        if reason:
+            raise ValueError(reason)
+        return self
+
     def gauntlet_indices(self) -> tuple[int, ...]:
         """The gauntlet engines, by index: those marked, else the first; none in a
         round-robin."""
@@ -184,36 +197,51 @@ class TournamentConfig(RunConfig):
         own = None if override is None else override.over(self.time_control)
         return None if own == self.time_control else own
 
+    def pairing_count(self) -> int:
+        """How many pairings a round has, counted without listing them: n(n-1)/2 in a
+        round-robin of n engines, g(n-g) in a gauntlet of g gauntlet engines."""
+        count = len(self.engines)
+        gauntlet = len(self.gauntlet_indices())
+        return gauntlet * (count - gauntlet) if gauntlet else count * (count - 1) // 2
+
     def games_total(self) -> int:
-        """How many games the schedule holds."""
-        return self.rounds * 2 * len(self.pairings())
+        """How many games the schedule holds: 2 a pairing a round."""
+        return self.rounds * 2 * self.pairing_count()
 
 
 def _describe(error: ValidationError, source: str, renamed: dict[str, str]) -> str:
     parts = []
     for item in error.errors():
         loc = [renamed.get(str(p), str(p)) if i == 0 else str(p) for i, p in enumerate(item["loc"])]
-        where = ".".join(loc) or "(top level)"
         message = str(item["msg"]).removeprefix("Value error, ")
         if item["type"] == "extra_forbidden":
             message = "unknown field"
-        parts.append(f"{where}: {message}")
+        parts.append(f"{'.'.join(loc)}: {message}" if loc else message)
     return f"bad tournament config in {source}: " + "; ".join(parts)
 
 
 def config_from_data(data: dict[str, Any], source: str) -> TournamentConfig:
-    """Validate a mapping (from TOML, JSON or flags); ConfigError names each bad field."""
+    """Validate a mapping (from TOML, JSON or flags); ConfigError names each bad field, and
+    an engine's ``cwd`` that is not an existing folder (``engines[N]`` counts from 1)."""
     data = dict(data)
     renamed: dict[str, str] = {}
     if "time" in data and "time_control" not in data:
         data["time_control"] = data.pop("time")
         renamed["time_control"] = "time"
     try:
-        return TournamentConfig.model_validate(data)
+        config = TournamentConfig.model_validate(data)
     except ValidationError as error:
         raise ConfigError(_describe(error, source, renamed)) from None
     except RulesInputError as error:
         raise ConfigError(f"bad tournament config in {source}: {error}") from None
+    for number, engine in enumerate(config.engines, 1):
+        problem = cwd_problem(engine)
+        if problem:
+            raise ConfigError(
+                f"bad tournament config in {source}: engines[{number}].cwd: {problem} "
+                f"(engine {engine.name!r}); give an existing folder"
+            )
+    return config
 
 
 def load_config(path: Path) -> TournamentConfig:

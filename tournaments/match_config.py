@@ -3,6 +3,7 @@
 ``tournaments.match`` plays it (resumable, games at once) with the tournament runner.
 """
 
+from collections.abc import Iterator
 from typing import ClassVar
 
 from pydantic import Field
@@ -21,7 +22,7 @@ class MatchConfig(PairRunConfig):
     games: int = Field(default=2, ge=1, le=100_000)
 
 
-def match_setups(config: MatchConfig) -> list[GameSetup]:
+def match_setups(config: MatchConfig) -> Iterator[GameSetup]:
     """The match's games in the pair schedule, numbered ``g0001`` (wider past 9999 games)."""
     width = max(4, len(str(config.games)))
     return paired_setups(

@@ -93,7 +93,7 @@ def run_match_job(
         state = open_match(config, job.seed_given, macs, book=book, score=job.score)
         start_match_folder(state, macs)
         config = state.config
-        found = existing_records(config.out, match_setups(config), macs)
+        found = existing_records(config.out, list(match_setups(config)), macs)
         tracker = None if job.score is None else score_tracker(config, job.score, found)
         folder.engines_start()
         if cluster is None:

@@ -2,7 +2,7 @@
 moving first in odd games, so both games of a pair share one hidden layout with the seats
 swapped; and the game ids that number them."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from referee.engine_spec import EngineSpec
@@ -41,10 +41,10 @@ def paired_setups(
     game_id: Callable[[int], str],
     deal: str | None = None,
     own_time: OwnTime = (None, None),
-) -> list[GameSetup]:
+) -> Iterator[GameSetup]:
     """``count`` games of ``players`` under the run's rules and clock: game ``i`` named
     ``game_id(i)``, on deal ``i // 2`` (or all on ``deal``, a run that names its pairs), the
-    second player first when ``i`` is odd."""
+    second player first when ``i`` is odd; each made as it is asked for."""
     start = game_setup(
         game_id="",
         players=players,
@@ -56,14 +56,12 @@ def paired_setups(
         stall_timeout=config.stall_timeout,
         own_time=own_time,
     )
-    return [
-        start.model_copy(
+    for i in range(count):
+        yield start.model_copy(
             update={"game_id": game_id(i), "first": i % 2, "deal": deal or pair_deal(i)}
         )
-        for i in range(count)
-    ]
 
 
-def two_engine_games(setups: list[GameSetup]) -> list[ScheduledGame]:
+def two_engine_games(setups: Iterable[GameSetup]) -> list[ScheduledGame]:
     """The games of a run between two engines, for the runner."""
     return [ScheduledGame(setup, (0, 1), setup.deal) for setup in setups]

@@ -10,6 +10,7 @@ from referee.macs import MacKeys
 from .config import TournamentConfig
 from .pairs import ScheduledGame
 from .results import Standings
+from .run_size import check_memory
 from .runner import RunOptions, run_games
 from .schedule import schedule
 from .state import STATE_FILE, TournamentState, open_run
@@ -19,14 +20,16 @@ def prepare(
     config: TournamentConfig, out: Path, macs: MacKeys, book: LoadedBook | None = None
 ) -> tuple[TournamentState, list[ScheduledGame]]:
     """Open (or resume) the run folder and build the schedule; with a deal ``book``, refuse
-    one other than a resumed run's, or one with fewer deals than the schedule has."""
+    one other than a resumed run's, or one with fewer deals than the schedule has. A
+    schedule too big for the machine's memory is refused before it is built."""
+    check_memory(config.games_total())
     resumed = (out / STATE_FILE).exists()
     state = open_run(out, config, new_seed(), macs)
     if resumed:
         check_same_book(state.deal_book, book, out)
     else:
         state = state.model_copy(update={"deal_book": stamp_of(book)})
-    games = schedule(state.config, state.seed)
+    games = list(schedule(state.config, state.seed))
     if book is not None:
         book.check_room(game.setup.deal for game in games)
     return state, games

@@ -57,7 +57,7 @@ def bench_referee(games: int, concurrency: int, rules: RuleSet) -> RefereeBench:
     )
     with tempfile.TemporaryDirectory(prefix="banqi-bench-") as folder:
         out = Path(folder)
-        scheduled = schedule(config, seed=1)
+        scheduled = list(schedule(config, seed=1))
         events = RunEvents(lambda record, standings: None, lambda name, left, last: None)
         referee_before = _cpu(resource.RUSAGE_SELF)
         engines_before = _cpu(resource.RUSAGE_CHILDREN)

@@ -24,6 +24,16 @@ class RunFolderError(InputError):
     """A run folder whose saved state is damaged or is not a tournament's."""
 
 
+def refuse_other_kind(out: Path, state_file: str) -> None:
+    """Refuse a folder that holds another kind of run than the one ``state_file`` keeps,
+    saying what it holds (by its state file) and what this run is."""
+    for other, other_kind in KINDS.items():
+        if other != state_file and (out / other).exists():
+            raise RunFolderError(
+                f"{out} holds {other_kind} ({other}), not {KINDS[state_file]}; choose another --out"
+            )
+
+
 def check_new_run_folder(out: Path, state_file: str) -> None:
     """Refuse a folder a new run (known by ``state_file``) cannot take: one that is a file
     or under a file, that holds another kind of run, or records without a state file."""
@@ -35,9 +45,7 @@ def check_new_run_folder(out: Path, state_file: str) -> None:
             if not parent.is_dir():
                 raise RunFolderError(f"cannot create the run folder {out}: {parent} is a file")
             break
-    for other, other_kind in KINDS.items():
-        if other != state_file and (out / other).exists():
-            raise RunFolderError(f"{out} holds {other_kind}, not {kind}; choose another --out")
+    refuse_other_kind(out, state_file)
     if any((out / GAMES_DIR).glob("*.json")):
         raise RunFolderError(
             f"{out} holds game records but no {state_file}; choose another --out ({kind} "

@@ -15,7 +15,7 @@ with reason ``forfeit``) instead of blocking the run.
 """
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,14 +129,14 @@ class _Run:
     """The games of one run, the records so far, and who is out."""
 
     def __init__(
-        self, games: list[ScheduledGame], settings: RunSettings, options: RunOptions
+        self, games: Iterable[ScheduledGame], settings: RunSettings, options: RunOptions
     ) -> None:
-        self.games = games
+        self.games = list(games)
         self.options = options
         self.concurrency = settings.concurrency
         self.names = settings.names
         self.gauntlet = settings.gauntlet
-        self.deals = [g.setup.deal for g in games]
+        self.deals = [g.setup.deal for g in self.games]
         if options.book is not None:
             options.book.check_room(self.deals)
         self.entries = entries_by_deal(self.deals)
@@ -144,16 +144,16 @@ class _Run:
         self.records = (
             dict(options.found)
             if options.found is not None
-            else existing_records(options.out, [g.setup for g in games], self.macs)
+            else existing_records(options.out, [g.setup for g in self.games], self.macs)
         )
         clear_live_views(options.out)  # of games a killed run was playing
         self.saver = DealRecords(
-            options.out, options.key, [g.setup for g in games], self.records, options.book
+            options.out, options.key, [g.setup for g in self.games], self.records, options.book
         )
         self.tracker = FailureTracker(settings.max_failures)
         for record in sorted(self.records.values(), key=lambda r: r.finished_at):
             self.tracker.add(record)
-        self.queue = [g for g in games if g.setup.game_id not in self.records]
+        self.queue = [g for g in self.games if g.setup.game_id not in self.records]
         self.lock = asyncio.Lock()
         self.play: GamePlayer = play_here(options.start_engine)
 
@@ -240,7 +240,7 @@ class RunEnd:
 
 
 async def run_games(
-    games: list[ScheduledGame], config: TournamentConfig, options: RunOptions
+    games: Iterable[ScheduledGame], config: TournamentConfig, options: RunOptions
 ) -> Standings:
     """Play every scheduled game of a tournament that has no record in the run folder yet;
     the final standings."""
@@ -248,7 +248,7 @@ async def run_games(
 
 
 async def run_scheduled(
-    games: list[ScheduledGame], settings: RunSettings, options: RunOptions
+    games: Iterable[ScheduledGame], settings: RunSettings, options: RunOptions
 ) -> RunEnd:
     """Play every scheduled game that has no record in the run folder yet.
 

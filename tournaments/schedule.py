@@ -9,6 +9,7 @@ keeps the ids (and deals) of the rounds it had. Each player's clock runs by its 
 own time control, if it has one.
 """
 
+from collections.abc import Iterator
 from functools import partial
 
 from .config import TournamentConfig
@@ -20,9 +21,9 @@ def _game_id(deal: str, index: int) -> str:
     return f"{deal}-{index + 1}"
 
 
-def schedule(config: TournamentConfig, seed: int) -> list[ScheduledGame]:
-    """All games in playing order: round by round, pairing by pairing, both seats in turn."""
-    games = []
+def schedule(config: TournamentConfig, seed: int) -> Iterator[ScheduledGame]:
+    """All games in playing order: round by round, pairing by pairing, both seats in turn,
+    each made as it is asked for (nothing is held but the pairings of one round)."""
     pairings = config.pairings()
     specs = [entry.spec() for entry in config.engines]
     own_time = [config.own_time(index) for index in range(len(config.engines))]
@@ -38,5 +39,4 @@ def schedule(config: TournamentConfig, seed: int) -> list[ScheduledGame]:
                 deal,
                 (own_time[i], own_time[j]),
             )
-            games += [ScheduledGame(setup, (i, j), deal) for setup in setups]
-    return games
+            yield from (ScheduledGame(setup, (i, j), deal) for setup in setups)

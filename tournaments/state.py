@@ -20,6 +20,7 @@ from .run_folder import (
     refuse_other_settings,
     write_state,
 )
+from .run_kinds import KINDS, refuse_other_kind
 from .run_kinds import STATE_FILE as STATE_FILE
 from .run_kinds import RunFolderError as RunFolderError
 
@@ -34,12 +35,15 @@ class TournamentState(DealtRunState):
 
 def _check_new_run_folder(out: Path) -> None:
     """Refuse to start a tournament in a folder that holds anything but this run's lock:
-    records of another kind of run (a match's), or files of the user's."""
+    another kind of run (named by its state file), records of no run's, or files of the
+    user's."""
+    refuse_other_kind(out, STATE_FILE)
     games = out / GAMES_DIR
     if games.is_dir() and any(not is_temporary(path) for path in games.iterdir()):
         raise RunFolderError(
-            f"{out} holds game records but no {STATE_FILE}, so they are not a tournament's "
-            "(a match's?); a tournament starts in a new or empty folder: choose another --out"
+            f"{out} holds game records but no run's state file ({', '.join(KINDS)}), so no "
+            "run of ours left them; a tournament starts in a new or empty folder: choose "
+            "another --out"
         )
     others = sorted(
         path.name

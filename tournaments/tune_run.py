@@ -255,7 +255,7 @@ def iteration_setups(
     config: TuneConfig, k: int, specs: tuple[EngineSpec, EngineSpec]
 ) -> list[GameSetup]:
     """The pair of iteration ``k``: ``i<k>-1`` and ``i<k>-2`` on deal ``k``, seats swapped."""
-    return paired_setups(config, specs, config.seed, 2, lambda i: f"i{k:06d}-{i + 1}", str(k))
+    return list(paired_setups(config, specs, config.seed, 2, lambda i: f"i{k:06d}-{i + 1}", str(k)))
 
 
 class _Run:
