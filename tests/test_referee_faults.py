@@ -266,7 +266,9 @@ def test_a_faulty_engine_is_replaced_by_a_fresh_process_for_the_next_game(
     fakes += [flaky, steady]
     out = tmp_path / "run"
     first, second = play(
-        out, (flaky.spec(), steady.spec()), games=2, time_control=SHORT_MOVE, stall_timeout=1.0
+        # the second game's fresh processes must answer within the stall timeout: 1 s is
+        # too short for a Python fake started in a sandbox on a loaded machine
+        out, (flaky.spec(), steady.spec()), games=2, time_control=SHORT_MOVE, stall_timeout=3.0
     )
 
     assert (first.reason, first.winner) == (reason, 1)
