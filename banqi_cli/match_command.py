@@ -22,7 +22,13 @@ from .engine_args import engine_pair_arguments
 from .live_line import Live, live_line
 from .match_lines import game_line, header, summary
 from .param_types import FiniteFloatRange, field_option, points_type
-from .run_options import AccessFlags, out_option, played_run_options, progress_option
+from .run_options import (
+    AccessFlags,
+    out_option,
+    played_run_options,
+    progress_option,
+    quiet_option,
+)
 
 GAMES_HELP = "Games to play; pairs share a hidden layout with seats swapped."
 
@@ -43,8 +49,9 @@ def match_score(first_to: float | None, points: PointsScheme | None) -> MatchSco
 class MatchProgress:
     """The match's lines as it goes, and what Ctrl-C leaves."""
 
-    def __init__(self, seed: int | None, live: Live) -> None:
+    def __init__(self, seed: int | None, quiet: bool, live: Live) -> None:
         self.seed = seed
+        self.quiet = quiet
         self.live = live
         self.done = 0
         self.untold = output.UntoldRules()
@@ -54,8 +61,9 @@ class MatchProgress:
         self.start = start
         self.live.watch(start.config.out)
         self.done = start.already
-        for line in header(start, self.seed):
-            output.say(line)
+        if not self.quiet:
+            for line in header(start, self.seed):
+                output.say(line)
 
     def interrupted(self, config: MatchConfig) -> NoReturn:
         output.interrupted(
@@ -67,7 +75,8 @@ class MatchProgress:
         assert self.start is not None
         self.done += 1
         self.untold.note(record)
-        output.say(game_line(record, self.done, self.start.config.games) + self.start.status())
+        if not self.quiet:
+            output.say(game_line(record, self.done, self.start.config.games) + self.start.status())
 
 
 @click.command("match")
@@ -89,6 +98,7 @@ class MatchProgress:
     help="Points for a win, a draw and a loss with --first-to. Default: 3,1,0.",
 )
 @played_run_options
+@quiet_option("the summary")
 @progress_option
 @out_option(
     None,
@@ -102,6 +112,7 @@ def match_command(
     seed: int | None,
     out: Path | None,
     access: AccessFlags,
+    quiet: bool,
     live: bool,
     **settings: int | float | bool | RuleSet | TimeControl | SandboxMode,
 ) -> None:
@@ -122,10 +133,10 @@ def match_command(
         | {"out": folder}
     )
     job = MatchJob(config=config, seed_given=seed is not None, score=score, access=access.access())
-    with live_line(live, quiet=False) as shown:
-        progress = MatchProgress(seed, shown)
+    with live_line(live, quiet) as shown:
+        progress = MatchProgress(seed, quiet, shown)
         events = MatchEvents(
-            output.notices(), progress.started, progress.game_done, output.engine_out
+            output.notices(quiet), progress.started, progress.game_done, output.engine_out
         )
         outcome = output.run_job(
             lambda: run_match_job(job, events),

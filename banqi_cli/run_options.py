@@ -180,6 +180,14 @@ PROGRESS_OPTION = click.option(
 )
 
 
+def quiet_option(kept: str) -> Callable[[F], F]:
+    """``--quiet``: no header, no line per game or pair, no live line; only ``kept`` (and
+    the warnings)."""
+    return click.option(
+        "--quiet", is_flag=True, help=f"No progress lines, no live line; only {kept}."
+    )
+
+
 def progress_option(function: F) -> F:
     """``--progress``: the live line of the games in progress forced on (the callback
     receives it as ``live``)."""

@@ -30,7 +30,13 @@ from . import output
 from .engine_args import engine_pair_arguments
 from .live_line import Live, live_line
 from .param_types import choice_option, field_option
-from .run_options import AccessFlags, out_option, played_run_options, progress_option
+from .run_options import (
+    AccessFlags,
+    out_option,
+    played_run_options,
+    progress_option,
+    quiet_option,
+)
 from .sprt_lines import fault_line, header, pair_line, verdict_line
 from .words import counted
 
@@ -48,8 +54,9 @@ def _test(model: str, elo0: float, elo1: float, alpha: float, beta: float) -> Sp
 class SprtProgress:
     """The test's lines as it goes, and what Ctrl-C leaves."""
 
-    def __init__(self, seed: int | None, live: Live) -> None:
+    def __init__(self, seed: int | None, quiet: bool, live: Live) -> None:
         self.seed = seed
+        self.quiet = quiet
         self.live = live
         self.tracker: SprtTracker | None = None
         self.status: Callable[[], str] = str
@@ -58,18 +65,20 @@ class SprtProgress:
     def started(self, tracker: SprtTracker) -> None:
         self.tracker = tracker
         self.live.watch(tracker.config.out)
-        output.say(header(tracker, self.seed))
+        if not self.quiet:
+            output.say(header(tracker, self.seed))
 
     def playing(self, status: Callable[[], str]) -> None:
         self.status = status
 
     def pair_counted(self, status: SprtStatus) -> None:
-        output.say(pair_line(status) + self.status())
+        if not self.quiet:
+            output.say(pair_line(status) + self.status())
 
     def game_done(self, record: GameRecord) -> None:
         self.untold.note(record)
         line = fault_line(record)
-        if line:
+        if line and not self.quiet:
             output.say(line)
 
     def events(self) -> SprtJobEvents:
@@ -78,7 +87,7 @@ class SprtProgress:
             self.pair_counted,
             lambda name, last: output.engine_out(name, None, last),
         )
-        return SprtJobEvents(output.notices(), self.started, self.playing, run)
+        return SprtJobEvents(output.notices(self.quiet), self.started, self.playing, run)
 
     def interrupted(self) -> NoReturn:
         tracker = self.tracker
@@ -124,6 +133,7 @@ class SprtProgress:
 )
 @field_option("--concurrency", model=SprtConfig, field="concurrency", help="Games played at once.")
 @played_run_options
+@quiet_option("the verdict and where its files are")
 @progress_option
 @out_option(
     None,
@@ -141,6 +151,7 @@ def sprt_command(
     seed: int | None,
     out: Path | None,
     access: AccessFlags,
+    quiet: bool,
     live: bool,
     **settings: int | float | bool | RuleSet | TimeControl | SandboxMode,
 ) -> None:
@@ -170,8 +181,8 @@ def sprt_command(
         max_games_given=max_games is not None,
         access=access.access(),
     )
-    with live_line(live, quiet=False) as shown:
-        progress = SprtProgress(seed, shown)
+    with live_line(live, quiet) as shown:
+        progress = SprtProgress(seed, quiet, shown)
         outcome = output.run_job(lambda: run_sprt_job(job, progress.events()), progress.interrupted)
     if outcome.uncounted:
         output.say(f"{outcome.uncounted} games finished after the verdict: recorded, not counted")

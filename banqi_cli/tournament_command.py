@@ -33,7 +33,13 @@ from . import output
 from .engine_args import CWD_HELP, check_names, rooms_from
 from .live_line import Live, live_line
 from .param_types import choice_option, field_option
-from .run_options import AccessFlags, out_option, played_run_options, progress_option
+from .run_options import (
+    AccessFlags,
+    out_option,
+    played_run_options,
+    progress_option,
+    quiet_option,
+)
 from .tournament_lines import Progress, header
 
 DEFAULT_OUT = RUNS_FOLDER / "tournament"
@@ -189,9 +195,7 @@ class TournamentProgress:
     DEFAULT_OUT,
     "Run folder; the same folder resumes the run.",
 )
-@click.option(
-    "--quiet", is_flag=True, help="No progress lines, no live line; only the final standings."
-)
+@quiet_option("the final standings")
 @progress_option
 @click.pass_context
 def tournament_command(

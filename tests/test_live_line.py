@@ -136,3 +136,23 @@ def test_the_live_words_run_the_movers_clock() -> None:
         updated_at=now - timedelta(seconds=10),
     )
     assert game_words(view, now) == "g0007 ply 1 a 0:59 b 0:50 last a1 a1 K"
+
+
+def test_a_quiet_match_on_a_terminal_says_only_its_summary(tmp_path: Path) -> None:
+    written = on_a_terminal([*match_args(tmp_path), "--quiet", "--progress"], tmp_path)
+    assert CLEAR not in written
+    assert "match: slow vs other" not in written and "[1/1] g0001" not in written
+    assert "Score of slow vs other: " in written
+    assert "warning: sandbox off, engines are NOT isolated" in written  # a warning is never quiet
+
+
+def test_a_quiet_sprt_says_only_its_verdict(tmp_path: Path) -> None:
+    slow, other = engines(tmp_path)
+    args = ["sprt", f"slow={sys.executable} {slow.script}"]
+    args += [f"other={sys.executable} {other.script}"]
+    args += ["--max-games", "2", "--rules", "casual", "--time", "20", "--sandbox", "off"]
+    args += ["--out", str(tmp_path / "s"), "--quiet", "--progress"]
+    written = on_a_terminal(args, tmp_path)
+    assert CLEAR not in written
+    assert "pair 1" not in written and "sprt: slow vs other" not in written
+    assert "inconclusive" in written
