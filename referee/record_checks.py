@@ -37,6 +37,9 @@ def result_problem(
 ) -> str | None:
     """The problem of a ``result`` whose words are not the ones its winner, reason and the
     board give (an end on the board whose board is unknown, withheld, is not checked)."""
+    no_winner = no_winner_problem(record.reason, record.winner)
+    if no_winner is not None:
+        return no_winner
     if record.void or (record.winner is None and not record.reason.is_board_end):
         expected_start = VOID_PREFIX
         if not record.result.startswith(expected_start):
@@ -61,30 +64,44 @@ def result_problem(
     return None
 
 
-def loser_problem(record: GameRecord) -> str | None:
-    """The problem of a genmove's fault (time, illegal or unreadable move, resignation)
-    charged to the player who was not to move."""
-    if record.void or record.winner is None or record.reason not in _TO_MOVE_FAULTS:
+def no_winner_problem(reason: Reason, winner: int | None) -> str | None:
+    """The problem of a game without a winner ended by a reason that gives one: only a
+    draw on the board, or a void game (both engines failed: a fault's reason, or both
+    forfeited), has none."""
+    if winner is not None or reason.is_board_end or reason.is_fault or reason is Reason.FORFEIT:
         return None
-    to_move = record.first if len(record.plies) % 2 == 0 else 1 - record.first
-    loser = 1 - record.winner
+    return f"a game ended by {reason.value} has a winner, but the record names none"
+
+
+def loser_problem(reason: Reason, winner: int | None, first: int, plies: int) -> str | None:
+    """The problem of a genmove's fault (time, illegal or unreadable move, resignation)
+    charged to the player who was not to move after the record's ``plies``."""
+    if winner is None or reason not in _TO_MOVE_FAULTS:
+        return None
+    to_move = first if plies % 2 == 0 else 1 - first
+    loser = 1 - winner
     if loser != to_move:
         return (
-            f"the record says player {loser} lost by {record.reason.value} after "
-            f"{len(record.plies)} plies, but player {to_move} was to move"
+            f"the record says player {loser} lost by {reason.value} after {plies} plies, "
+            f"but player {to_move} was to move"
         )
     return None
+
+
+CLOCK_SLACK_MS = 2
+"""How far a recorded clock may be from the one its ply gives: both are rounded to a ms."""
 
 
 def clock_problems(record: GameRecord) -> list[str]:
     """What is wrong with the plies' times and clocks: each ply within what its mover had
     (its clock or move limit, with the margin), and the clocks after it the ones the time
-    controls and the plies' times give (to a millisecond a ply, for rounding)."""
+    controls, the clocks before it and its time give (each ply is checked from the clocks
+    recorded before it, so rounding never adds up)."""
     controls = tuple(p.time_control or record.time_control for p in record.players)
     clock = Clock((controls[0], controls[1]))
     for number, ply in enumerate(record.plies, start=1):
         allowed = round(clock.allowance(ply.player) * 1000)
-        if ply.ms > allowed + 1:
+        if ply.ms > allowed + CLOCK_SLACK_MS:
             return [
                 f"ply {number} took {ply.ms} ms, but player {ply.player} had {allowed} ms "
                 f"({clock.left_words(ply.player)}, with the margin): it lost on time, "
@@ -92,12 +109,13 @@ def clock_problems(record: GameRecord) -> list[str]:
             ]
         clock.charge(ply.player, ply.ms / 1000)
         expected = (clock.remaining_ms(0), clock.remaining_ms(1))
-        if any(abs(a - b) > number + 1 for a, b in zip(ply.clocks_ms, expected, strict=True)):
+        if any(abs(a - b) > CLOCK_SLACK_MS for a, b in zip(ply.clocks_ms, expected, strict=True)):
             return [
                 f"ply {number}: clocks_ms {list(ply.clocks_ms)} do not follow from the time "
-                f"control ({controls[0].describe()} and {controls[1].describe()}) and the "
-                f"plies' times, which give {list(expected)}"
+                f"control ({controls[0].describe()} and {controls[1].describe()}), the clocks "
+                f"before and the ply's {ply.ms} ms, which give {list(expected)}"
             ]
+        clock.remaining = [ms / 1000 for ms in ply.clocks_ms]
     return []
 
 

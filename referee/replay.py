@@ -32,6 +32,7 @@ from .record_checks import (
     clock_problems,
     loser_problem,
     names_problem,
+    no_winner_problem,
     result_problem,
     times_problem,
 )
@@ -223,7 +224,9 @@ def _check_fields(report: ReplayReport, record: GameRecord, colours: list[Colour
         None
         if record.withheld and record.reason.is_board_end
         else result_problem(record, colours, outcome),
-        loser_problem(record),
+        None
+        if record.void
+        else loser_problem(record.reason, record.winner, record.first, len(record.plies)),
         times_problem(record),
     ]
     report.problems.extend(problem for problem in found if problem is not None)
@@ -243,6 +246,12 @@ def replay_text_record(record: TextRecord, rules: RuleSet) -> ReplayReport:
         report.incomplete = record.incomplete
         return report
     _compare_ending(report, colours, record.reason, record.winner, len(moves))
+    if record.reason is not None and not report.problems:
+        found = (
+            no_winner_problem(record.reason, record.winner),
+            loser_problem(record.reason, record.winner, record.first, len(moves)),
+        )
+        report.problems.extend(problem for problem in found if problem is not None)
     if record.trailer is not None and not report.problems:
         report.problems.extend(
             ply_time_problems(record.trailer, len(moves), record.first, record.time_seconds)
