@@ -26,7 +26,6 @@ without its closing ``###``, is read as *incomplete*.
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Final
 
 from banqi_common.errors import InputError
@@ -57,7 +56,6 @@ from .platform_record import (
 )
 from .reasons import Reason
 from .record import GameRecord
-from .record_input import read_record_text
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _BOARD_START: Final = 3
@@ -330,8 +328,3 @@ def _guess_side(board: list[SquareState], moves: list[str]) -> Colour:
             if is_piece(state):
                 return colour_of(state)
     return RED
-
-
-def read_text_record(path: Path) -> TextRecord:
-    """Read a text record file (bounded: ``referee.record_input``)."""
-    return parse_text_record(read_record_text(path))
