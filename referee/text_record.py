@@ -142,7 +142,12 @@ def parse_text_record(text: str) -> TextRecord:
         trailer = parse_trailer(rest) if rest else None
     except PlatformTrailerError as error:
         raise TextRecordError(f"text record {error}") from None
-    platform = trailer is not None or body.comment or _is_platform_result(body.result)
+    platform = (
+        trailer is not None
+        or body.comment
+        or _is_platform_result(body.result)
+        or (body.first is not None and body.first[1] == "0")  # only the platform's is 0-based
+    )
     first = _first_player(body.first, platform)
     reason, winner, cut = _result(body.result, names, platform)
     face_up = any(is_piece(state) for state in board)

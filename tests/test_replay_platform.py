@@ -93,6 +93,15 @@ def test_a_platform_record_without_its_end_or_aborted_is_incomplete(tmp_path: Pa
     assert status == 2 and "INCOMPLETE: the platform aborted the game (Abort)" in output
 
 
+def test_a_platform_record_cut_after_any_line_is_incomplete(tmp_path: Path) -> None:
+    closing = LINES.index("###")
+    for keep in range(1, closing):
+        status, output = replay(tmp_path, "\n".join(LINES[:keep]) + "\n")
+        assert status == 2, (keep, output)
+        if keep > 13:  # the header is whole
+            assert "INCOMPLETE: " in output, (keep, output)
+
+
 @settings(max_examples=60, deadline=None)
 @given(cut=st.integers(min_value=0, max_value=len(PLATFORM.rstrip()) - 1))
 def test_a_platform_record_cut_anywhere_is_refused(cut: int) -> None:
