@@ -27,6 +27,7 @@ from referee.reasons import Reason
 from referee.record import GameRecord
 from referee.text_record import format_text_record
 from referee.timecontrol import TimeControl
+from referee.withheld import withhold
 
 Json = dict[str, Any]
 RULES = ("olympiad", "hong-kong-forum")
@@ -391,3 +392,33 @@ def test_replay_reads_no_device_and_no_empty_file(tmp_path: Path, folder: Folder
         assert result.exit_code == 2, result.output
         assert result.output.startswith("Error: ") and words in result.output
         assert len(result.output.splitlines()) == 1
+
+
+def withheld_mutations(record: GameRecord) -> dict[str, Callable[[Json], None]]:
+    """Changes a withheld record's shape check, players, result and clocks still see (not
+    a move reversed: without the pieces, a step back may be a shape as good)."""
+    move = first_move(record)
+    return {
+        "a flip of a face-up square": lambda d: d["plies"][move].update(
+            move=d["plies"][move]["move"][:2] + "(?)"
+        ),
+        "plies swapped": lambda d: swap(d["plies"], move - 1, move),
+        "same names": lambda d: d["players"][1].update(name=d["players"][0]["name"]),
+        "end_ply": lambda d: d.update(end_ply=d["end_ply"] + 1),
+        "a clock of 99,999,999 ms": lambda d: d["plies"][1].update(clocks_ms=[99_999_999, 0]),
+        "time lowered to 1 s": lambda d: d["time_control"].update(time=1.0),
+    }
+
+
+def test_a_withheld_record_is_checked_as_far_as_it_can_be(
+    real: list[GameRecord], folder: Folder
+) -> None:
+    for record in real:
+        hidden = withhold(record.model_copy(update={"mac": None}))
+        status, output = folder.verdict(hidden.model_dump_json(), ".json", record.rules.name)
+        assert status == 0 and "ok as far as it can be checked" in output, output
+        for name, mutate in withheld_mutations(record).items():
+            data = as_json(hidden)
+            mutate(data)
+            status, output = folder.verdict(json.dumps(data), ".json", record.rules.name)
+            assert status in (1, 2), (record.game_id, name, output)
