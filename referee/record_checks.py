@@ -55,9 +55,8 @@ def result_problem(
     else:
         assert record.winner is not None  # not void, not a board end
         loser = 1 - record.winner
-        expected = (
-            f"{label(record, colours, record.winner)} wins: "
-            f"{label(record, colours, loser)} {record.reason.loser_words}"
+        expected = record.reason.result_words(
+            label(record, colours, record.winner), label(record, colours, loser)
         )
     if record.result != expected:
         return f"the result {record.result!r} is not what the record's ending says: {expected!r}"
