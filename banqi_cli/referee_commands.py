@@ -10,9 +10,10 @@ from banqi_engine.rules import RuleSet, resolve_rules
 from referee.deals import default_key_path, found_referee_key
 from referee.macs import MacKeys, mac_matches
 from referee.reasons import Reason
-from referee.record import GameRecord, read_record
+from referee.record import GameRecord
+from referee.record_input import parse_json_record, read_record_text
 from referee.replay import ReplayReport, replay_game_record, replay_text_record
-from referee.text_record import read_text_record
+from referee.text_record import parse_text_record
 
 from .param_types import rules_type
 
@@ -37,6 +38,12 @@ def _mac_line(record: GameRecord, key_file: Path | None) -> tuple[str, bool]:
     return f"valid (referee key {path})", True
 
 
+class UnreadableRecord(click.ClickException):
+    """A record replay cannot read: exit status 2."""
+
+    exit_code = 2
+
+
 def _print_report(report: ReplayReport, recorded: str, mac: str, mac_ok: bool) -> None:
     if report.withheld:
         click.echo(
@@ -58,8 +65,10 @@ def _print_report(report: ReplayReport, recorded: str, mac: str, mac_ok: bool) -
     click.echo(f"mac: {mac}")
     for problem in report.problems:
         click.echo(f"problem: {problem}")
-    if not (report.ok and mac_ok):
+    if report.problems or not mac_ok:
         click.echo("NOT OK")
+    elif report.incomplete is not None:
+        click.echo(f"INCOMPLETE: {report.incomplete}")
     elif report.withheld:
         click.echo("ok as far as it can be checked: no ply is impossible (layout withheld)")
     else:
@@ -90,11 +99,14 @@ def _print_report(report: ReplayReport, recorded: str, mac: str, mac_ok: bool) -
 def replay_command(
     record: Path, rules: RuleSet | None, key_file: Path | None, skip_mac: bool
 ) -> None:
-    """Check every ply of a JSON record or a platform text record, the ending, and a JSON
-    record's MAC.
+    """Check every ply of a JSON record or a text record (ours or the NTU platform's), the
+    ending, every field against the plies, and a JSON record's MAC.
 
-    Exits 0 when every ply is legal and the recorded result agrees with the
-    board, 1 otherwise (the first illegal ply and why are printed). A withheld
+    Exits 0 when the record is complete, every ply is legal and every field agrees
+    (result, reason, winner, players, clocks, layout and secret), 1 when anything does
+    not (the first illegal ply and why are printed), 2 when the file cannot be read as a
+    record (at most 8 MiB and 100,000 lines, a regular file) or the record is
+    incomplete (no result line, cut short). A withheld
     record (its layout held back until the other game of its deal has ended) is
     checked as far as that allows, says so, and exits 0 when nothing checked is wrong.
     With a referee key (--key-file, else the one in its usual place, if any) a JSON
@@ -104,9 +116,9 @@ def replay_command(
     if skip_mac and key_file is not None:
         raise click.UsageError("--skip-mac and --key-file do not go together")
     try:
-        head = record.read_bytes()[:64].lstrip()
-        if head.startswith(b"{"):
-            game = read_record(record)
+        content = read_record_text(record)
+        if content.lstrip().startswith("{"):
+            game = parse_json_record(content, record)
             report = replay_game_record(game, rules)
             recorded = f"{game.result} ({game.reason.value}) after {game.end_ply} plies"
             if skip_mac:
@@ -114,15 +126,17 @@ def replay_command(
             else:
                 mac, mac_ok = _mac_line(game, key_file)
         else:
-            text = read_text_record(record)
+            text = parse_text_record(content)
             report = replay_text_record(text, rules or resolve_rules("olympiad"))
             recorded = text.result_line or "(no result line)"
             mac, mac_ok = "not checked: a text record has none", True
     except (RulesInputError, InputError, OSError) as error:
-        raise click.ClickException(str(error)) from None
+        raise UnreadableRecord(str(error)) from None
     _print_report(report, recorded, mac, mac_ok)
-    if not (report.ok and mac_ok):
+    if report.problems or not mac_ok:
         raise SystemExit(1)
+    if report.incomplete is not None:
+        raise SystemExit(2)
 
 
 @click.command("reasons")

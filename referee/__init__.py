@@ -39,7 +39,10 @@ Deals and records:
 - ``deals``: the referee key, and hidden layouts from a private deal secret.
 - ``deal_book``: deal books: made, written, read and checked.
 - ``record``: the JSON game record, a validated, versioned model, and its one builder.
-- ``text_record``: the platform's text record, written and read back.
+- ``text_record``: the platform's text record, written and read back (ours or the
+  NTU platform's).
+- ``platform_record``: what the NTU platform's own text records add: its reason words,
+  the trailer of ply times and replies.
 - ``transcript``: the DCTP transcript of one game, bounded whatever the engines write.
 - ``withheld``: a record with its deal held back, and the same record completed.
 - ``held``: what a withheld record leaves out (transcript, detail), sealed beside it.
@@ -49,5 +52,8 @@ Deals and records:
 - ``storage``: where a run's files go (``games/<game_id>.json``, ``.txt``, ``.dctp.log``,
   ``.held``).
 - ``replay``: a record replayed, every ply checked against the rules.
+- ``record_checks``: a record's fields checked against its plies: result, loser,
+  players, clocks.
+- ``record_input``: a record file read for replay, bounded.
 - ``shape_board``: plies checked without their pieces, for withheld records.
 """

@@ -399,8 +399,7 @@ class GameLoop:
             return GameEnd(
                 winner=winner,
                 reason=ending.reason,
-                result=f"{self.label(winner)} wins: "
-                f"{self.label(ending.player)} {ending.reason.loser_words}",
+                result=ending.reason.result_words(self.label(winner), self.label(ending.player)),
                 detail=ending.detail,
                 stopped_answering=ending.stopped_answering,
             )

@@ -53,6 +53,11 @@ class Reason(StrEnum):
         end on the board, whose words are the rules' own (``Outcome.description``)."""
         return _FACTS[self].loser_words
 
+    def result_words(self, winner: str, loser: str) -> str:
+        """The result of a game the loser lost by this reason, in words, each player named
+        as results name it (``red wins: black resigned``)."""
+        return f"{winner} wins: {loser} {self.loser_words}"
+
     @property
     def meaning(self) -> str:
         """What the code means, for people (``banqi reasons``)."""

@@ -25,8 +25,17 @@ from banqi_engine.rules import RuleSet
 from banqi_engine.squares import Square
 
 from .deals import layout_from_secret
+from .platform_record import ply_time_problems, reply_problems
 from .reasons import Reason
 from .record import GameRecord
+from .record_checks import (
+    clock_problems,
+    loser_problem,
+    names_problem,
+    no_winner_problem,
+    result_problem,
+    times_problem,
+)
 from .shape_board import ShapeBoard
 from .text_record import TextRecord
 
@@ -41,12 +50,14 @@ class ReplayReport:
     final_position: str = ""
     withheld: bool = False
     """The record's layout is withheld: plies were checked in shape only, the ending not."""
+    incomplete: str | None = None
+    """Why the record does not tell a whole game (no result, cut short), if it does not."""
 
     @property
     def ok(self) -> bool:
-        """Whether every ply was legal and the record's ending agrees with the board (for a
-        withheld record: whether nothing that could be checked is wrong)."""
-        return not self.problems
+        """Whether the record is complete, every ply was legal and every field agrees with
+        the plies (for a withheld record: whether nothing that could be checked is wrong)."""
+        return not self.problems and self.incomplete is None
 
 
 def _wrong_mover(number: int, text: str, player: int | None, mover: int) -> str | None:
@@ -80,11 +91,11 @@ def _replay(
             ply = parse_ply(text)
             piece = ply.piece
             square = game.position.reveal_square(ply.move)
-            if square is not None:
+            if square is not None and layout is not None:
                 piece = _shown_piece(ply, square, layout)
-                if colours[mover] is None:
-                    colours = list(seat_colours(mover, colour_of(piece)))
-            game.play(ply.move, piece)
+            game.play(ply.move, piece)  # the rules' own words for what is wrong
+            if square is not None and piece is not None and colours[mover] is None:
+                colours = list(seat_colours(mover, colour_of(piece)))
         except RulesInputError as error:
             report.problems.append(f"ply {number} ({text}) is illegal: {error}")
             break
@@ -94,23 +105,15 @@ def _replay(
     return game, report, colours
 
 
-def _shown_piece(ply: Ply, square: Square, layout: list[Piece] | None) -> Piece:
+def _shown_piece(ply: Ply, square: Square, layout: list[Piece]) -> Piece:
     """The piece a flip, or a move onto a face-down piece, turns up on ``square``: the
-    layout's (which the record's, if it gives one, must match), else the record's."""
-    piece = ply.piece
-    if layout is not None:
-        if piece is not None and piece != layout[square]:
-            raise RulesInputError(
-                f"the ply shows {PIECE_LETTERS[piece]!r} but the layout has "
-                f"{format_flip(square, layout[square])}"
-            )
-        piece = layout[square]
-    if piece is None:
-        example = "b6(K)" if ply.is_flip else "a2-a3(k)"
+    layout's, which the record's, if it gives one, must match."""
+    if ply.piece is not None and ply.piece != layout[square]:
         raise RulesInputError(
-            f"a ply that turns a piece up must show it in a record, like {example}"
+            f"the ply shows {PIECE_LETTERS[ply.piece]!r} but the layout has "
+            f"{format_flip(square, layout[square])}"
         )
-    return piece
+    return layout[square]
 
 
 def _compare_ending(
@@ -175,6 +178,11 @@ def _replay_withheld(record: GameRecord, rules: RuleSet) -> ReplayReport:
             break
         report.plies_checked = number
     _check_end_ply(report, record)
+    colours: list[Colour | None] = [None, None]
+    for seat, player in enumerate(record.players):
+        if player.colour is not None:
+            colours[seat] = COLOUR_NAMES.index(player.colour)
+    _check_fields(report, record, colours)
     return report
 
 
@@ -201,12 +209,52 @@ def replay_game_record(record: GameRecord, rules: RuleSet | None = None) -> Repl
                     f"player {seat} is recorded as {name} but played the other colour"
                 )
     _compare_ending(report, colours, record.reason, record.winner, len(moves))
+    _check_fields(report, record, colours)
     return report
 
 
+def _check_fields(report: ReplayReport, record: GameRecord, colours: list[Colour | None]) -> None:
+    """The fields beyond the plies (``referee.record_checks``), once the plies are legal."""
+    if report.problems:
+        return
+    names = (record.players[0].name, record.players[1].name)
+    outcome = None if record.withheld else report.outcome
+    found = [
+        names_problem(names),
+        None
+        if record.withheld and record.reason.is_board_end
+        else result_problem(record, colours, outcome),
+        None
+        if record.void
+        else loser_problem(record.reason, record.winner, record.first, len(record.plies)),
+        times_problem(record),
+    ]
+    report.problems.extend(problem for problem in found if problem is not None)
+    report.problems.extend(clock_problems(record))
+
+
 def replay_text_record(record: TextRecord, rules: RuleSet) -> ReplayReport:
-    """Check a platform text record: every ply, and the result line against the board."""
+    """Check a text record: every ply, the players, the result line against the board, and
+    a platform record's ply times and reply log; one without a result, or cut short, is
+    incomplete."""
     moves: list[tuple[int | None, str]] = [(None, m) for m in record.moves]
     _, report, colours = _replay(rules, record.start, record.first, moves, None)
+    same_names = names_problem(record.names)
+    if same_names is not None:
+        report.problems.insert(0, same_names)
+    if record.incomplete is not None:
+        report.incomplete = record.incomplete
+        return report
     _compare_ending(report, colours, record.reason, record.winner, len(moves))
+    if record.reason is not None and not report.problems:
+        found = (
+            no_winner_problem(record.reason, record.winner),
+            loser_problem(record.reason, record.winner, record.first, len(moves)),
+        )
+        report.problems.extend(problem for problem in found if problem is not None)
+    if record.trailer is not None and not report.problems:
+        report.problems.extend(
+            ply_time_problems(record.trailer, len(moves), record.first, record.time_seconds)
+        )
+        report.problems.extend(reply_problems(record.trailer, record.moves, record.first))
     return report

@@ -16,12 +16,16 @@ Shape (each line starts with ``* ``; the platform writes ``\\r\\n``, both are re
 ``first`` is the 1-based seat (in the ``A vs B`` line) of the player who moved
 first. The last line is ``* <reason code> <player name> wins`` or
 ``* <reason code> draw``, with the reason codes of ``referee.reasons``.
+
+The platform's own records are read too: its reason words (``* NoMove a1 Wins``), a
+0-based ``first``, ``* Comment``, and the trailer after the ``* `` lines
+(``referee.platform_record``). A record without a result line, or a platform record
+without its closing ``###``, is read as *incomplete*.
 """
 
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Final
 
 from banqi_common.errors import InputError
@@ -42,6 +46,14 @@ from banqi_engine.pieces import (
 from banqi_engine.position import Position, check_consistency
 from banqi_engine.squares import NUM_FILES, NUM_RANKS, NUM_SQUARES, ranks_top_down, square_at
 
+from .platform_record import (
+    CLOSING_MARK,
+    PLATFORM_REASONS,
+    PLATFORM_WINS,
+    PlatformTrailer,
+    PlatformTrailerError,
+    parse_trailer,
+)
 from .reasons import Reason
 from .record import GameRecord
 
@@ -101,6 +113,12 @@ class TextRecord:
     reason: Reason | None
     winner: int | None
     result_line: str
+    platform: bool = False
+    """Written by the platform (its reason words, ``first`` 0-based, its trailer)."""
+    trailer: PlatformTrailer | None = None
+    """The platform's trailer (ply times, reply log), if the record has one."""
+    incomplete: str | None = None
+    """Why the record does not tell a whole game (no result, cut short), if it does not."""
 
 
 def _fail(number: int, message: str) -> TextRecordError:
@@ -108,48 +126,69 @@ def _fail(number: int, message: str) -> TextRecordError:
 
 
 def parse_text_record(text: str) -> TextRecord:
-    """Read a platform text record; TextRecordError names the line and the problem."""
-    lines = _star_lines(text)
+    """Read a text record, the project's or the platform's; TextRecordError names the line
+    and the problem."""
+    lines, rest = _star_lines(text)
     if len(lines) < HEADER_LINES:
         raise TextRecordError(
-            f"text record has {len(lines)} lines; a header alone needs {HEADER_LINES} "
-            f"(time, players, counts, {NUM_RANKS} board rows)"
+            f"text record has {len(lines)} '* ' lines; a header alone needs {HEADER_LINES} "
+            f"(time, players, counts, {NUM_RANKS} board rows): cut short, or not a text record"
         )
     names = _parse_players(*lines[1])
     pool = _parse_counts(*lines[2])
     board = _parse_board_rows(lines[_BOARD_START:HEADER_LINES])
-    body = _parse_body(lines[HEADER_LINES:], names)
+    body = _parse_body(lines[HEADER_LINES:])
+    try:
+        trailer = parse_trailer(rest) if rest else None
+    except PlatformTrailerError as error:
+        raise TextRecordError(f"text record {error}") from None
+    platform = (
+        trailer is not None
+        or body.comment
+        or _is_platform_result(body.result)
+        or (body.first is not None and body.first[1] == "0")  # only the platform's is 0-based
+    )
+    first = _first_player(body.first, platform)
+    reason, winner, cut = _result(body.result, names, platform)
     face_up = any(is_piece(state) for state in board)
     side = _guess_side(board, body.moves) if face_up else UNDECIDED
     try:
         check_consistency(board, pool, side)
     except RulesInputError as error:
         raise TextRecordError(f"text record start position: {error}") from None
-    start = Position(board, pool, side)
+    if cut is None and platform and (trailer is None or not trailer.closed):
+        cut = f"cut short: the platform's record ends with {CLOSING_MARK}, this one does not"
     return TextRecord(
         lines[0][1],
         names,
-        start,
-        body.first,
+        Position(board, pool, side),
+        first,
         body.time_seconds,
         body.moves,
-        body.reason,
-        body.winner,
-        body.result_line,
+        reason,
+        winner,
+        body.result[1] if body.result else "",
+        platform,
+        trailer,
+        cut,
     )
 
 
-def _star_lines(text: str) -> list[tuple[int, str]]:
-    """The non-blank lines with their 1-based numbers, each without its leading ``*``."""
+def _star_lines(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """The non-blank ``* `` lines with their 1-based numbers, each without its leading
+    ``*``; and every line from the first that does not start with ``*`` on (the
+    platform's trailer)."""
     lines: list[tuple[int, str]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.rstrip("\r")
+    all_lines = [line.rstrip("\r") for line in text.split("\n")]
+    for index, line in enumerate(all_lines):
         if not line.strip():
             continue
         if not line.startswith("*"):
-            raise _fail(number, f"expected a line starting with '* ', got {line[:40]!r}")
-        lines.append((number, line[1:].strip()))
-    return lines
+            if len(lines) < HEADER_LINES:
+                raise _fail(index + 1, f"expected a line starting with '* ', got {line[:40]!r}")
+            return lines, list(enumerate(all_lines[index:], start=index + 1))
+        lines.append((index + 1, line[1:].strip()))
+    return lines, []
 
 
 def _parse_players(number: int, players: str) -> tuple[str, str]:
@@ -187,23 +226,24 @@ def _parse_board_rows(rows: list[tuple[int, str]]) -> list[SquareState]:
 class _Body:
     """What the lines after the board say."""
 
-    first: int = 0
+    first: tuple[int, str] | None = None
     time_seconds: float | None = None
     moves: list[str] = field(default_factory=list)
-    reason: Reason | None = None
-    winner: int | None = None
-    result_line: str = ""
+    result: tuple[int, str] | None = None
+    comment: bool = False
 
 
-def _parse_body(lines: list[tuple[int, str]], names: tuple[str, str]) -> _Body:
-    """The ``first``, ``time``, numbered move and result lines, in any order."""
+def _parse_body(lines: list[tuple[int, str]]) -> _Body:
+    """The ``first``, ``time``, numbered move lines (two plies each, the last may have
+    one), the result line, and the platform's ``Comment`` line."""
     body = _Body()
+    move_lines = 0
     for number, text in lines:
         head, _, rest = text.partition(" ")
+        if body.result is not None and head != "Comment":
+            raise _fail(number, f"nothing but '* Comment' may follow the result line, got {text!r}")
         if head == "first":
-            if rest.strip() not in ("1", "2"):
-                raise _fail(number, f"'first' must be 1 or 2, got {rest!r}")
-            body.first = int(rest) - 1
+            body.first = (number, rest.strip())
         elif head == "time":
             try:
                 seconds = float(rest)
@@ -213,27 +253,71 @@ def _parse_body(lines: list[tuple[int, str]], names: tuple[str, str]) -> _Body:
                 raise _fail(number, f"'time' must be seconds, got {rest!r}")
             body.time_seconds = seconds
         elif head.endswith(".") and head[:-1].isdigit():
-            if body.result_line:
-                raise _fail(number, "moves after the result line")
-            body.moves.extend(rest.split())
+            move_lines += 1
+            plies = rest.split()
+            if head != f"{move_lines}." or not 1 <= len(plies) <= 2 or len(body.moves) % 2:
+                raise _fail(
+                    number,
+                    f"expected move line '{move_lines}. <ply> <ply>' (only the last may have "
+                    f"one ply), got {text!r}",
+                )
+            body.moves.extend(plies)
+        elif head == "Comment":
+            body.comment = True
         else:
-            body.result_line = text
-            body.reason, body.winner = _parse_result(text, names)
+            body.result = (number, text)
     return body
 
 
-def _parse_result(body: str, names: tuple[str, str]) -> tuple[Reason | None, int | None]:
-    code, _, rest = body.partition(" ")
-    try:
-        reason: Reason | None = Reason(code)
-    except ValueError:
-        reason = None
-    winner = None
-    if rest.endswith(" wins"):
-        who = rest[: -len(" wins")].strip()
-        if who in names:
-            winner = names.index(who)
-    return reason, winner
+def _is_platform_result(result: tuple[int, str] | None) -> bool:
+    return result is not None and result[1].partition(" ")[0] in PLATFORM_REASONS
+
+
+def _first_player(first: tuple[int, str] | None, platform: bool) -> int:
+    """Index (in the ``A vs B`` line) of the player who moved first: the project writes it
+    1-based, the platform 0-based."""
+    if first is None:
+        return 0
+    number, value = first
+    allowed = ("0", "1") if platform else ("1", "2")
+    if value not in allowed:
+        raise _fail(
+            number,
+            f"'first' must be {' or '.join(allowed)} in a "
+            f"{'platform' if platform else 'banqi'} record, got {value!r}",
+        )
+    return int(value) - (0 if platform else 1)
+
+
+def _result(
+    result: tuple[int, str] | None, names: tuple[str, str], platform: bool
+) -> tuple[Reason | None, int | None, str | None]:
+    """The reason, the winner and, for a record without a result, why it is incomplete."""
+    if result is None:
+        return None, None, "no result line: the game is not over, or the record was cut short"
+    number, text = result
+    code, _, rest = text.partition(" ")
+    wins = PLATFORM_WINS if platform else "wins"
+    shape = (
+        f"'<reason> <name> {wins}' or '<reason>{'' if platform else ' draw'}'"
+        f" (names: {names[0]!r}, {names[1]!r})"
+    )
+    words: dict[str, Reason | None] = (
+        PLATFORM_REASONS if platform else {reason.value: reason for reason in Reason}
+    )
+    if code not in words:
+        raise _fail(
+            number, f"unknown reason {code!r} in the result line (allowed: {', '.join(words)})"
+        )
+    reason = words[code]
+    if reason is None:
+        return None, None, f"the platform aborted the game ({code}): no result"
+    if rest == ("" if platform else "draw"):
+        return reason, None, None
+    who, _, last = rest.rpartition(" ")
+    if last != wins or who not in names:
+        raise _fail(number, f"the result line {text!r} is not {shape}")
+    return reason, names.index(who), None
 
 
 def _guess_side(board: list[SquareState], moves: list[str]) -> Colour:
@@ -249,11 +333,3 @@ def _guess_side(board: list[SquareState], moves: list[str]) -> Colour:
             if is_piece(state):
                 return colour_of(state)
     return RED
-
-
-def read_text_record(path: Path) -> TextRecord:
-    """Read a text record file."""
-    try:
-        return parse_text_record(path.read_text(encoding="utf-8", errors="replace"))
-    except OSError as error:
-        raise TextRecordError(f"cannot read {path}: {error}") from None

@@ -140,5 +140,5 @@ def test_the_replay_command_names_a_nan_time_line(tmp_path: Path) -> None:
     path = tmp_path / "game.txt"
     path.write_text(text_record("time nan"))
     result = CliRunner().invoke(cli, ["replay", str(path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # unreadable
     assert result.output == ("Error: text record line 13: 'time' must be seconds, got 'nan'\n")

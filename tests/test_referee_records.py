@@ -248,7 +248,7 @@ def test_replay_cli_rejects_files_that_are_not_records(
         path.write_bytes(content)
         result = replay_cli(path)
         assert_clean_error(result)
-        assert result.exit_code == 1, (name, result.output)
+        assert result.exit_code == 2, (name, result.output)  # unreadable
 
 
 SPY = r"""

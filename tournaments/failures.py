@@ -76,7 +76,7 @@ def forfeit_record(game: ScheduledGame, out_engines: set[str], deal: Deal | str)
         )
     else:
         winner = 1 - losers[0]
-        result = f"{names[winner]} wins: {names[1 - winner]} {Reason.FORFEIT.loser_words}"
+        result = Reason.FORFEIT.result_words(names[winner], names[1 - winner])
         end = GameEnd(winner=winner, reason=Reason.FORFEIT, result=result, detail=FORFEIT_DETAIL)
     players = (
         player_info(setup.players[0], setup.own_time[0]),
