@@ -268,7 +268,11 @@ def test_a_faulty_engine_is_replaced_by_a_fresh_process_for_the_next_game(
     first, second = play(
         # the second game's fresh processes must answer within the stall timeout: 1 s is
         # too short for a Python fake started in a sandbox on a loaded machine
-        out, (flaky.spec(), steady.spec()), games=2, time_control=SHORT_MOVE, stall_timeout=3.0
+        out,
+        (flaky.spec(), steady.spec()),
+        games=2,
+        time_control=SHORT_MOVE,
+        stall_timeout=3.0,
     )
 
     assert (first.reason, first.winner) == (reason, 1)
