@@ -209,15 +209,19 @@ class EngineClient:
         watch = self._watch
         if watch is None:
             return await future
-        while True:
-            done, _ = await asyncio.wait({future}, timeout=WATCH_INTERVAL)
-            breach = watch.breach(self.pid, None, self.stderr_tail)
-            if breach is not None:
+        try:
+            while True:
+                done, _ = await asyncio.wait({future}, timeout=WATCH_INTERVAL)
+                breach = watch.breach(self.pid, None, self.stderr_tail)
+                if breach is not None:
+                    future.cancel()
+                    await self.kill()
+                    raise EngineLimitError(self.name, breach.kind, breach.words)
+                if done:
+                    return future.result()
+        finally:  # timed out: a late reply is dropped, a later fault not left unretrieved
+            if not future.done():
                 future.cancel()
-                await self.kill()
-                raise EngineLimitError(self.name, breach.kind, breach.words)
-            if done:
-                return future.result()
 
     async def _breach_after(self, error: EngineError) -> EngineLimitError | None:
         """The limit behind a failure, if the engine reached one (it is stopped then)."""

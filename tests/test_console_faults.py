@@ -11,6 +11,7 @@ from processes import run_banqi
 from referee_fakes import Fake, write_fake
 
 from protocol.errors import FLUSH_HINT
+from referee.sandbox import Isolation, working_isolations
 
 UNREADABLE = """
 def on_genmove(i, words):
@@ -42,14 +43,16 @@ def command(fake: Fake) -> str:
     return f"{fake.name}={sys.executable} {fake.script}"
 
 
-def match(tmp_path: Path, custom: str, stall: str = "3") -> tuple[int, str, str]:
+def match(
+    tmp_path: Path, custom: str, stall: str = "3", sandbox: str = "off"
+) -> tuple[int, str, str]:
     """One game of ``bot`` (misbehaving by ``custom``, moving first) against a fake that
     plays, ``stall`` seconds allowed for each reply but a move; its status, stdout and
     stderr."""
     bot = write_fake(tmp_path / "engines", "bot", custom)
     other = write_fake(tmp_path / "engines", "other", legal=True)
     args = ["match", command(bot), command(other), "--games", "1", "--rules", "casual"]
-    args += ["--seed", "1", "--time", "2", "--stall-timeout", stall, "--sandbox", "off"]
+    args += ["--seed", "1", "--time", "2", "--stall-timeout", stall, "--sandbox", sandbox]
     result = run_banqi([*args, "--out", str(tmp_path / "run")], tmp_path, tmp_path)
     return result.returncode, result.stdout, result.stderr
 
@@ -85,6 +88,17 @@ def test_the_game_line_says_what_the_engine_did(
     assert f"  {reason}: " in line
     assert words in line
     assert f"  engine faults: bot 1 ({reason} 1); details in the records" in out.splitlines()
+
+
+def test_a_sandboxed_engine_that_times_out_leaves_no_stray_error(tmp_path: Path) -> None:
+    """Its limits watched while it thinks, the timed-out command is let go: the engine's
+    end is not reported again, as an error nobody retrieved, when the referee exits."""
+    if working_isolations() == (Isolation.NONE,):
+        pytest.skip("no sandbox works here")
+    status, out, err = match(tmp_path, HELLO, sandbox="required")
+    assert status == 0, err
+    assert "  time-forfeit: " in game_line(out)
+    assert "never retrieved" not in err and "Traceback" not in err, err
 
 
 def test_a_handshake_timeout_hints_at_unflushed_output(tmp_path: Path) -> None:
