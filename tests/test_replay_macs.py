@@ -2,7 +2,6 @@
 the one in its usual place, if any), says whether and how it did, and takes a record whose
 MAC is missing or wrong for NOT OK; ``--skip-mac`` checks the plies alone."""
 
-import json
 import shutil
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from click.testing import CliRunner, Result
 from in_process_engines import engine_spec, in_process
 from job_events import Told
 from referee_fakes import TEST_KEY
+from run_helpers import edit
 
 from banqi_cli.main import cli
 from banqi_engine.rules import resolve_rules
@@ -33,14 +33,6 @@ def played(tmp_path: Path) -> Path:
         MatchJob(config=config, access=RunAccess(key_file=key)), Told().match_events(), in_process()
     )
     return record_path(config.out, "g0001")
-
-
-def edit(path: Path, change: dict[str, object], drop: tuple[str, ...] = ()) -> None:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    data.update(change)
-    for name in drop:
-        del data[name]
-    path.write_text(json.dumps(data), encoding="utf-8")
 
 
 def replay(path: Path, *args: str) -> Result:

@@ -5,32 +5,18 @@ from pathlib import Path
 
 from in_process_engines import engine_spec, in_process
 from job_events import Told
-from referee_fakes import TEST_KEY
+from run_helpers import CASUAL, ENGINES, access
 
-from banqi_engine.rules import resolve_rules
 from referee.storage import GAMES_DIR
 from tournaments.config import TournamentConfig
 from tournaments.match_config import MatchConfig
 from tournaments.match_job import MatchJob, run_match_job
 from tournaments.match_score import MatchScore, MatchVerdict
-from tournaments.run_access import RunAccess
 from tournaments.run_kinds import MATCH_FILE, SETTINGS_FILE, STATE_FILE
 from tournaments.sprt import SprtStatus, SprtTest
 from tournaments.sprt_job import SprtJob, SprtJobEvents, run_sprt_job
 from tournaments.sprt_run import SprtConfig, SprtEvents, SprtTracker
 from tournaments.tournament_job import TournamentEvents, TournamentJob, run_tournament_job
-
-CASUAL = resolve_rules("casual")
-ENGINES = (
-    engine_spec("random", "--level", "0", "--seed", "1"),
-    engine_spec("greedy", "--level", "1"),
-)
-
-
-def access(tmp_path: Path) -> RunAccess:
-    key = tmp_path / "referee.key"
-    key.write_bytes(TEST_KEY)
-    return RunAccess(key_file=key)
 
 
 def match_config(tmp_path: Path, games: int) -> MatchConfig:

@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 from in_process_engines import engine_spec, in_process
 from job_events import Told
-from referee_fakes import TEST_KEY, TEST_MACS, Fake, write_fake
+from referee_fakes import TEST_MACS, Fake, write_fake
+from run_helpers import CASUAL, ENGINES, access, edit
 
 from banqi_cli.main import cli
-from banqi_engine.rules import resolve_rules
 from protocol.connection import EngineConnection
 from protocol.errors import EngineError
 from protocol.line_protocol import TrafficLog
@@ -28,7 +28,6 @@ from referee.storage import record_path
 from tournaments.config import TournamentConfig
 from tournaments.match_config import MatchConfig
 from tournaments.match_job import MatchJob, run_match_job
-from tournaments.run_access import RunAccess
 from tournaments.run_kinds import MATCH_FILE, STATE_FILE, RunFolderError
 from tournaments.sprt import SprtTest
 from tournaments.sprt_job import SprtJob, SprtJobEvents, run_sprt_job
@@ -36,18 +35,6 @@ from tournaments.sprt_run import SprtConfig, SprtEvents
 from tournaments.tournament_job import TournamentEvents, TournamentJob, run_tournament_job
 from tournaments.tune import PairResult, TuneGame, TuneParam, TuneState
 from tournaments.tune_run import TuneConfig, read_state, save_state
-
-CASUAL = resolve_rules("casual")
-ENGINES = (
-    engine_spec("random", "--level", "0", "--seed", "1"),
-    engine_spec("greedy", "--level", "1"),
-)
-
-
-def access(tmp_path: Path) -> RunAccess:
-    key = tmp_path / "referee.key"
-    key.write_bytes(TEST_KEY)
-    return RunAccess(key_file=key)
 
 
 def match_job(tmp_path: Path, games: int = 4) -> MatchJob:
@@ -59,14 +46,6 @@ def played(tmp_path: Path, games: int = 4) -> tuple[MatchJob, list[GameRecord]]:
     """A finished match in ``tmp_path / "m"``: its job and records."""
     job = match_job(tmp_path, games)
     return job, run_match_job(job, Told().match_events(), in_process()).records
-
-
-def edit(path: Path, change: dict[str, object], drop: tuple[str, ...] = ()) -> None:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    data.update(change)
-    for name in drop:
-        del data[name]
-    path.write_text(json.dumps(data), encoding="utf-8")
 
 
 def refused_record(out: Path, name: str) -> str:
