@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from banqi_common.short_text import shortened
+from referee.reasons import Reason
 from referee.record import GameRecord
 
 FAULT_WIDTH: Final = 120
@@ -26,12 +27,16 @@ def _who(record: GameRecord) -> str:
 
 
 def fault_words(record: GameRecord) -> str:
-    """``mybot (black): genmove answer 'd7-d7': expected two squares …`` for a game an
-    engine failed (its record's detail on one line, shortened); empty for any other."""
-    if not (record.loser_failed or record.void) or not record.detail:
+    """``FAULT mybot (black): genmove answer 'd7-d7': expected two squares …`` for a game an
+    engine failed, its record's detail on one line, shortened; the detail alone (``mybot
+    (red): moved after 0.502s with 0.000s left …``) for a game lost on time by a move that
+    came late, which is no engine fault; empty for any other."""
+    if not record.detail:
         return ""
-    detail = _ENGINE_PREFIX.sub("", record.detail)
-    return f"FAULT {_who(record)}: {shortened(detail, FAULT_WIDTH)}"
+    detail = f"{_who(record)}: {shortened(_ENGINE_PREFIX.sub('', record.detail), FAULT_WIDTH)}"
+    if record.loser_failed or record.void:
+        return f"FAULT {detail}"
+    return detail if record.reason is Reason.TIME_FORFEIT else ""
 
 
 def fault_suffix(record: GameRecord) -> str:

@@ -101,6 +101,31 @@ def test_a_sandboxed_engine_that_times_out_leaves_no_stray_error(tmp_path: Path)
     assert "never retrieved" not in err and "Traceback" not in err, err
 
 
+LATE = """
+plain_on_genmove = on_genmove
+
+
+def on_genmove(i, words):
+    time.sleep(2.5)
+    plain_on_genmove(i, words)
+"""
+
+
+def test_a_move_that_came_late_is_told_on_the_line_but_is_no_fault(tmp_path: Path) -> None:
+    bot = write_fake(tmp_path / "engines", "bot", LATE, legal=True)
+    other = write_fake(tmp_path / "engines", "other", legal=True)
+    args = ["match", command(bot), command(other), "--games", "1", "--rules", "casual"]
+    args += ["--seed", "1", "--time", "2", "--sandbox", "off", "--out", str(tmp_path / "run")]
+    result = run_banqi(args, tmp_path, tmp_path)
+    assert result.returncode == 0, result.stderr
+    line = game_line(result.stdout)
+    assert "  time-forfeit: " in line and "FAULT" not in line
+    assert re.search(
+        r"  bot( \(\w+\))?: moved after 2\.\d+s with 2\.000s left on its clock", line
+    ), line
+    assert "engine faults" not in result.stdout
+
+
 def test_a_handshake_timeout_hints_at_unflushed_output(tmp_path: Path) -> None:
     status, _, err = match(tmp_path, SILENT_HANDSHAKE, stall="2")
     assert status == 1
