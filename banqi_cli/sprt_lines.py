@@ -25,8 +25,8 @@ def pair_line(status: SprtStatus) -> str:
 
 
 def fault_line(record: GameRecord) -> str:
-    """The line of a game an engine failed (``g0007 a 0-1 b  FAULT a (red): ...``), printed
-    as it ends, before its pair is counted; empty for any other game."""
+    """The line of a game an engine failed (``g0007 a 0-1 b  FAULT a (red): ...``) or lost
+    by a late move, printed as it ends, before its pair is counted; empty for any other."""
     words = fault_words(record)
     if not words:
         return ""
