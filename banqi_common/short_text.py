@@ -3,9 +3,16 @@
 ELLIPSIS = "…"
 
 
+def _shown(char: str) -> str:
+    """A character as a terminal may be given it: a control character (an escape sequence's
+    start, a bell) as its Python escape, ``\\x1b``."""
+    return char if char.isprintable() else repr(char)[1:-1]
+
+
 def one_line(text: str) -> str:
-    """``text`` with its line breaks and runs of blanks made single spaces."""
-    return " ".join(text.split())
+    """``text`` with its line breaks and runs of blanks made single spaces, and any other
+    control character escaped (what an engine said cannot move a terminal's cursor)."""
+    return "".join(map(_shown, " ".join(text.split())))
 
 
 def shortened(text: str, width: int) -> str:

@@ -101,6 +101,24 @@ def test_a_sandboxed_engine_that_times_out_leaves_no_stray_error(tmp_path: Path)
     assert "never retrieved" not in err and "Traceback" not in err, err
 
 
+ESCAPING = """
+def on_genmove(i, words):
+    sys.stderr.write('\\x1b[2J\\x1b[Hscreen wiped\\x07\\n')
+    sys.stderr.flush()
+    os._exit(3)
+"""
+
+
+def test_what_an_engine_wrote_reaches_the_console_with_its_control_characters_escaped(
+    tmp_path: Path,
+) -> None:
+    status, out, err = match(tmp_path, ESCAPING)
+    assert status == 0, err
+    line = game_line(out)
+    assert "  crash: " in line and "\\x1b[2J\\x1b[Hscreen wiped\\x07" in line, line
+    assert "\x1b" not in out + err and "\x07" not in out + err
+
+
 LATE = """
 plain_on_genmove = on_genmove
 
