@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from banqi_common.errors import InputError
 from banqi_common.model_files import first_problem
+from banqi_common.write_errors import os_reason
 
 from .record import RECORD_FORMAT, GameRecord, RecordError
 
@@ -42,7 +43,7 @@ def read_record_text(path: Path) -> str:
                     break
                 data += chunk
     except OSError as error:
-        raise RecordInputError(f"cannot read {path}: {error.strerror or error}") from None
+        raise RecordInputError(f"cannot read {path}: {os_reason(error)}") from None
     if len(data) > MAX_RECORD_BYTES:
         raise RecordInputError(
             f"{path} is larger than {MAX_RECORD_BYTES:,} bytes, the most a record may have"
