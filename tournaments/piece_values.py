@@ -4,26 +4,21 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-from banqi_engine.pieces import KIND_LETTERS, NUM_PIECES, Piece, is_piece, kind_of
+from banqi_engine.pieces import KIND_LETTERS, NUM_PIECES, is_piece, kind_of
 from banqi_engine.position import Position
 
 PIECE_VALUES: Final[Mapping[str, float]] = MappingProxyType(
     {"K": 6.0, "G": 5.0, "M": 4.0, "R": 3.0, "N": 2.0, "C": 4.5, "P": 1.0}
 )
-"""What a piece of each kind (by its letter) is worth, the values players quote: King 6,
-Guard 5, Minister 4, Rook 3, Knight 2, Cannon 4.5, Pawn 1; the same for both colours. These
-are for figures about material only; the engine's evaluation has weights of its own."""
+"""What a piece of each kind (by its letter, K G M R N C P) is worth, the values players
+quote, the same for both colours. They are for figures about material only; the engine's
+evaluation has weights of its own."""
 
 _VALUE_OF_PIECE: Final = tuple(PIECE_VALUES[KIND_LETTERS[kind_of(p)]] for p in range(NUM_PIECES))
 
 
-def piece_value(piece: Piece) -> float:
-    """What ``piece`` (a piece code of either colour) is worth (``PIECE_VALUES``)."""
-    return _VALUE_OF_PIECE[piece]
-
-
 def values_text() -> str:
-    """The table in words: ``K 6, G 5, M 4, R 3, N 2, C 4.5, P 1``."""
+    """The table in words, each letter and its value: ``K 6, G 5, ...``."""
     return ", ".join(f"{letter} {value:g}" for letter, value in PIECE_VALUES.items())
 
 
