@@ -24,6 +24,8 @@ Nothing imports this package; it imports them all.
 - ``tune_command``: ``banqi tune``.
 - ``tune_lines``: the lines ``banqi tune`` prints.
 - ``deals_command``: ``banqi deals``.
+- ``phases_command``: ``banqi phases``, where the material goes, from run folders.
+- ``phases_lines``: the lines ``banqi phases`` prints.
 - ``gui_command``: ``banqi gui`` (the ``gui`` extra).
 - ``perft_commands``: ``banqi perft``, and the ``banqi bench`` group (perft and search).
 - ``bench_strength``: ``banqi bench strength``, the ladder of levels.

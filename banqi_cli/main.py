@@ -14,6 +14,7 @@ from .engine import engine_command
 from .gui_command import gui_command
 from .match_command import match_command
 from .perft_commands import bench, perft_command
+from .phases_command import phases_command
 from .referee_commands import reasons_command, replay_command
 from .sprt_command import sprt_command
 from .tournament_command import tournament_command
@@ -52,3 +53,4 @@ cli.add_command(gui_command)
 cli.add_command(sprt_command)
 cli.add_command(deals_command)
 cli.add_command(tune_command)
+cli.add_command(phases_command)

@@ -64,4 +64,8 @@ Statistics and reports:
 - ``report_tables``: the report's tables as cells of text.
 - ``reports``: the reports as text, Markdown, JSON and HTML, and a match's head-to-head line.
 - ``report_page``: ``report.html``, one self-contained page.
+- ``run_records``: the records of run folders, read and replayed, for figures over them.
+- ``piece_values``: the value of each kind of piece, for figures about material.
+- ``phase_material``: where the material goes: each engine's captures while pieces are face
+  down and after the last flip.
 """

@@ -59,10 +59,10 @@ def format_standings_text(
         table = engines_table(about)
         about_blocks = [
             "\n".join(heading(ABOUT_TITLE, ABOUT_NOTE) + items),
-            "\n".join(heading(table.title, table.note) + _aligned_lines(table)),
+            "\n".join(heading(table.title, table.note) + aligned_lines(table)),
         ]
     return _blocks(
-        standings, gauntlet, match, heading, _aligned_lines, lambda line: line, about_blocks
+        standings, gauntlet, match, heading, aligned_lines, lambda line: line, about_blocks
     )
 
 
@@ -134,7 +134,7 @@ def gauntlet_lines(standings: Standings, gauntlet: Sequence[str]) -> list[str]:
     return [format_head_to_head(stats) for stats in gauntlet_pairs(standings, gauntlet)]
 
 
-def _aligned_lines(table: Table) -> list[str]:
+def aligned_lines(table: Table) -> list[str]:
     """Header, rule and rows, each column padded to its widest cell."""
     widths = [
         max(len(cell) for cell in column) for column in zip(table.headers, *table.rows, strict=True)

@@ -1,0 +1,99 @@
+"""The lines ``banqi phases`` prints: what was read, the captures by phase, the face-up games."""
+
+from tournaments.phase_material import MaterialByPhase, PhaseFigures
+from tournaments.piece_values import values_text
+from tournaments.report_tables import Table
+from tournaments.reports import aligned_lines
+
+from .words import counted
+
+CAPTURES_NOTE = (
+    "Value captured by the engine (Taken) and from it (Lost) in each phase: while some piece "
+    "is face down, and after the last flip (face up); per game over the games that reached "
+    "the phase. Net: taken minus lost per game, SE its standard error."
+)
+FACE_UP_NOTE = "How many of its games reached the face-up phase, and its score in those."
+
+
+def phase_lines(report: MaterialByPhase) -> list[str]:
+    """The whole text report: header, the captures table, the face-up games table."""
+    lines = [
+        f"material by phase in {counted(report.games, 'game')} of "
+        f"{', '.join(report.folders)}; piece values {values_text()}"
+    ]
+    left_out = []
+    if report.left_out.withheld:
+        left_out.append(
+            f"{counted(report.left_out.withheld, 'withheld record')} (a game of its deal "
+            "has not ended)"
+        )
+    if report.left_out.forfeited:
+        left_out.append(f"{counted(report.left_out.forfeited, 'forfeited game')} (not played)")
+    if left_out:
+        lines.append("left out: " + ", ".join(left_out))
+    for table in (_captures_table(report), _face_up_table(report)):
+        lines += ["", table.title, table.note, ""]
+        lines += aligned_lines(table) if table.rows else ["(none)"]
+    return lines
+
+
+def _number(value: float | None, sign: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{round(value, 2) + 0.0:{'+' if sign else ''}.2f}"
+
+
+def _phase_cells(figures: PhaseFigures) -> list[str]:
+    return [
+        str(figures.games),
+        f"{figures.taken:.1f}",
+        f"{figures.lost:.1f}",
+        _number(figures.taken_per_game),
+        _number(figures.lost_per_game),
+        _number(figures.net_per_game, sign=True),
+        _number(figures.net_error),
+    ]
+
+
+def _captures_table(report: MaterialByPhase) -> Table:
+    rows = []
+    for engine in report.engines:
+        rows.append([engine.name, "face down", *_phase_cells(engine.face_down)])
+        rows.append(["", "face up", *_phase_cells(engine.face_up)])
+    headers = ["Engine", "Phase", "Games", "Taken", "Lost", "Taken/game", "Lost/game"]
+    headers += ["Net/game", "SE"]
+    return Table(
+        title="Captures by phase",
+        note=CAPTURES_NOTE,
+        headers=headers,
+        right=[False, False] + [True] * (len(headers) - 2),
+        rows=rows,
+    )
+
+
+def _face_up_table(report: MaterialByPhase) -> Table:
+    with_void = any(engine.face_up_score.void for engine in report.engines)
+    rows = []
+    for engine in report.engines:
+        score = engine.face_up_score
+        share = f"{100 * engine.face_up.games / engine.games:.0f}%" if engine.games else "-"
+        cells = [engine.name, str(engine.games), str(engine.face_up.games), share]
+        cells += [str(score.wins), str(score.draws), str(score.losses)]
+        rows.append(cells + ([str(score.void)] if with_void else []))
+    headers = [
+        "Engine",
+        "Games",
+        "Face up",
+        "Share",
+        "W",
+        "D",
+        "L",
+        *(["Void"] if with_void else []),
+    ]
+    return Table(
+        title="Games that reached the face-up phase",
+        note=FACE_UP_NOTE,
+        headers=headers,
+        right=[False] + [True] * (len(headers) - 1),
+        rows=rows,
+    )

@@ -1,0 +1,206 @@
+"""Where the material goes: the value each engine captures and loses while pieces are still
+face down and after the last flip, from the game records of run folders.
+
+Each record is replayed on its layout with the rules' own code (``banqi_engine.game``): a
+ply belongs to the *face-down* phase when some piece is face down before it (a flip and a
+move onto a face-down piece always do), else to the *face-up* phase, which a game reaches
+with its last flip (or the move onto the last face-down piece). What a ply captures is the
+value of the pieces it took out of the game (``tournaments.piece_values``): a capture, a
+cannon's jump, or a move onto a face-down piece that takes it. It counts for the mover and
+against the other player.
+
+Withheld records (their layout not known yet) and forfeited games (not played) are left out
+and counted; a void game that was played counts, its score void.
+"""
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from banqi_engine.game import Game
+from banqi_engine.layout import parse_layout
+from banqi_engine.notation import parse_ply
+from referee.reasons import Reason
+from referee.record import GameRecord
+
+from .piece_values import PIECE_VALUES, material_left
+from .results import Record
+from .run_records import run_records
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class Phase(StrEnum):
+    """A part of a game: while some piece is face down, and after the last flip."""
+
+    FACE_DOWN = "face-down"
+    FACE_UP = "face-up"
+
+
+@dataclass(frozen=True)
+class GameMaterial:
+    """One game's captures: the value each seat took in each phase, and whether the game
+    reached the face-up phase."""
+
+    taken: Mapping[Phase, tuple[float, float]]
+    reached_face_up: bool
+
+
+def game_material(record: GameRecord) -> GameMaterial:
+    """The captures of the game of a complete record whose plies replay (``referee.replay``)."""
+    if record.layout is None:
+        raise ValueError(f"record {record.game_id} is withheld: its layout is not known yet")
+    layout = parse_layout(record.layout)
+    game = Game(record.rules)
+    taken = {phase: [0.0, 0.0] for phase in Phase}
+    for ply in record.plies:
+        phase = Phase.FACE_DOWN if game.position.hidden else Phase.FACE_UP
+        before = material_left(game.position)
+        move = parse_ply(ply.move).move
+        game.play(move, game.piece_shown(move, layout))
+        taken[phase][ply.player] += before - material_left(game.position)
+    return GameMaterial(
+        taken={phase: (seats[0], seats[1]) for phase, seats in taken.items()},
+        reached_face_up=not game.position.hidden,
+    )
+
+
+class PhaseFigures(BaseModel):
+    """One engine's captures in one phase, over the games that reached the phase."""
+
+    model_config = _FROZEN
+
+    games: int = Field(ge=0, description="Games that reached the phase.")
+    taken: float = Field(description="Value the engine captured in the phase, all games.")
+    lost: float = Field(description="Value captured from it in the phase, all games.")
+    taken_per_game: float | None = Field(description="taken / games (null: no game).")
+    lost_per_game: float | None = Field(description="lost / games (null: no game).")
+    net_per_game: float | None = Field(description="(taken - lost) / games (null: no game).")
+    net_error: float | None = Field(
+        description="Standard error of net_per_game: the standard deviation of the games' "
+        "nets over the square root of games (null under 2 games)."
+    )
+
+
+class EngineMaterial(BaseModel):
+    """One engine's captures by phase, and the score of its games that reached the
+    face-up phase."""
+
+    model_config = _FROZEN
+
+    name: str
+    games: int = Field(ge=0, description="Its games counted (every one has a face-down phase).")
+    face_down: PhaseFigures
+    face_up: PhaseFigures
+    face_up_score: Record = Field(description="W-D-L (and void) of its face-up games.")
+
+
+class LeftOut(BaseModel):
+    """Records not counted, and why."""
+
+    model_config = _FROZEN
+
+    withheld: int = Field(
+        default=0, ge=0, description="Withheld: another game of the deal has not ended."
+    )
+    forfeited: int = Field(default=0, ge=0, description="Forfeited without play.")
+
+
+class MaterialByPhase(BaseModel):
+    """Where the material goes, per engine: ``banqi phases --json``."""
+
+    model_config = _FROZEN
+
+    folders: list[str] = Field(description="The run folders read, in the order given.")
+    piece_values: dict[str, float] = Field(description="The value of each kind, by letter.")
+    games: int = Field(ge=0, description="Games counted.")
+    left_out: LeftOut
+    engines: list[EngineMaterial] = Field(description="In the order they first appear.")
+
+
+@dataclass
+class _Tally:
+    """One engine's captures, game by game, while they are gathered."""
+
+    taken: dict[Phase, list[float]] = field(default_factory=lambda: {p: [] for p in Phase})
+    lost: dict[Phase, list[float]] = field(default_factory=lambda: {p: [] for p in Phase})
+    points: list[float | None] = field(default_factory=list)
+    """Points of each face-up game (None: void)."""
+
+    def figures(self, phase: Phase) -> PhaseFigures:
+        taken, lost = self.taken[phase], self.lost[phase]
+        games = len(taken)
+        nets = [t - lo for t, lo in zip(taken, lost, strict=True)]
+
+        def per_game(values: list[float]) -> float | None:
+            return sum(values) / games if games else None
+
+        error = statistics.stdev(nets) / math.sqrt(games) if games > 1 else None
+        return PhaseFigures(
+            games=games,
+            taken=sum(taken),
+            lost=sum(lost),
+            taken_per_game=per_game(taken),
+            lost_per_game=per_game(lost),
+            net_per_game=per_game(nets),
+            net_error=error,
+        )
+
+    def score(self) -> Record:
+        return Record(
+            wins=self.points.count(1.0),
+            draws=self.points.count(0.5),
+            losses=self.points.count(0.0),
+            void=self.points.count(None),
+        )
+
+
+def material_by_phase(records: Sequence[GameRecord], folders: Sequence[Path]) -> MaterialByPhase:
+    """The figures of ``records`` (read from ``folders``), per engine by its player name."""
+    tallies: dict[str, _Tally] = {}
+    withheld = forfeited = 0
+    for record in records:
+        if record.withheld:
+            withheld += 1
+            continue
+        if record.reason is Reason.FORFEIT:
+            forfeited += 1
+            continue
+        material = game_material(record)
+        for seat, player in enumerate(record.players):
+            tally = tallies.setdefault(player.name, _Tally())
+            for phase in Phase:
+                if phase is Phase.FACE_UP and not material.reached_face_up:
+                    continue
+                tally.taken[phase].append(material.taken[phase][seat])
+                tally.lost[phase].append(material.taken[phase][1 - seat])
+            if material.reached_face_up:
+                tally.points.append(None if record.void else record.points(seat))
+    engines = [
+        EngineMaterial(
+            name=name,
+            games=len(tally.taken[Phase.FACE_DOWN]),
+            face_down=tally.figures(Phase.FACE_DOWN),
+            face_up=tally.figures(Phase.FACE_UP),
+            face_up_score=tally.score(),
+        )
+        for name, tally in tallies.items()
+    ]
+    return MaterialByPhase(
+        folders=[str(folder) for folder in folders],
+        piece_values=dict(PIECE_VALUES),
+        games=len(records) - withheld - forfeited,
+        left_out=LeftOut(withheld=withheld, forfeited=forfeited),
+        engines=engines,
+    )
+
+
+def phase_report(folders: Sequence[Path]) -> MaterialByPhase:
+    """The figures of every record of the run ``folders`` (``tournaments.run_records``:
+    RunRecordsError names a folder or record they cannot be computed from)."""
+    return material_by_phase([found.record for found in run_records(folders)], folders)
