@@ -36,6 +36,13 @@ POOL_KEYS: Final = tuple(
 """Key of each (piece code, face-down count) pair; a pool's key XORs one per code
 (``ZOBRIST_BITS`` wide, as the position's keys, so that table keys stay that wide)."""
 del _rng
+POOL_STEPS: Final = [
+    POOL_KEYS[piece][count] ^ POOL_KEYS[piece][count - 1] if count else 0
+    for piece in range(NUM_PIECES)
+    for count in range(6)
+]
+"""The change of a pool's key as one piece code's face-down count drops from ``count``,
+piece * 6 + count (a C array in the compiled build)."""
 
 
 def pool_key(pool: list[int]) -> int:
