@@ -745,7 +745,7 @@ class Searcher:
                 reveals.append(move)
             elif target != EMPTY:
                 captures.append((self.values[board[frm] % 7] - self.values[target % 7] * mvv, move))
-            elif move == killer0 or move == killer1:
+            elif move in (killer0, killer1):
                 quiet.append((KILLER_ORDER, move))
             else:
                 quiet.append((-self.history[move], move))
