@@ -3,7 +3,9 @@ import cython
 
 from banqi_engine.cbits cimport popcount
 from banqi_engine.position cimport BITS, Position
-from banqi_engine.transposition cimport POOL_STEPS, from_tt, to_tt
+from banqi_engine.transposition cimport (
+    EXACT, LOWER, POOL_STEPS, UPPER, TranspositionTable, from_tt, to_tt
+)
 
 cdef double INFINITY, CONTEMPT, NULL_WINDOW, ASPIRATION_WINDOW, TABLE_PLY_COST, TABLE_DRAW_SHARE
 cdef int TIME_CHECK_MASK, ASPIRATION_MIN_DEPTH, LMR_MIN_DEPTH, LMR_CHANCE_MIN_DEPTH, LMR_MIN_INDEX
@@ -16,7 +18,7 @@ cdef long long SIDE_SWAP, NO_NODE_LIMIT
 @cython.final
 cdef class Searcher:
     cdef public object rules, params, config, evaluator, base, tables, flips, partial
-    cdef public dict tt
+    cdef public TranspositionTable tt
     cdef public set rep
     cdef public Position pos
     cdef double values[7]
@@ -51,13 +53,11 @@ cdef class Searcher:
                    target=double, upper=double)
     cdef tuple _star2_probe(self, int move, int child_depth, double alpha, int ply, int ext)
 
-    @cython.locals(pos=Position, bound=double, probe=int, entry=tuple, entry_depth=int, flag=int,
-                   stored=double, captures=list, board="int *", best_key=double,
+    @cython.locals(pos=Position, bound=double, probe=int, slot=int, captures=list, board="int *", best_key=double,
                    key=double, move=int, reply=double)
     cdef double _probe_outcome(self, int depth, double low, int ply, int ext) except? -1e300
 
-    @cython.locals(pos=Position, exact=object, key="long long", tt_move=int, entry=tuple,
-                   entry_depth=int, flag=int, stored=double, score=double, moves=list, side=int,
+    @cython.locals(pos=Position, exact=object, key="long long", tt_move=int, slot=int, flag=int, score=double, moves=list, side=int,
                    pv_node=bint, with_flips=bint, threatened="unsigned long long",
                    top_threat=bint, alpha_start=double, best=double, best_move=int,
                    board="int *", killer0=int, killer1=int, pvs=bint, lmr=bint,

@@ -50,20 +50,20 @@ from .search_config import DEFAULT_CONFIG, SearchConfig
 from .search_flips import FlipChoice
 from .squares import Bitboard
 from .time_manager import IterationControl, TimeBudget
-from .transposition import (
-    EXACT,
-    LOWER,
-    MATE,
-    MATE_THRESHOLD,
-    TT_MAX_ENTRIES,
-    UPPER,
-    pool_key,
-)
+from .transposition import MATE, MATE_THRESHOLD, pool_key
 
 if not compiled:  # the compiled build cimports these in search.pxd (C calls)
     from .bits import popcount
     from .position import BITS, Position
-    from .transposition import POOL_STEPS, from_tt, to_tt
+    from .transposition import (
+        EXACT,
+        LOWER,
+        POOL_STEPS,
+        UPPER,
+        TranspositionTable,
+        from_tt,
+        to_tt,
+    )
 
 INFINITY: Final = 1e12
 CHANCE_BOUND: Final = 1_000.0
@@ -177,7 +177,7 @@ class Searcher:
         self.flip_ordering = config.flip_ordering
         self.flip_min_depth = config.flip_min_depth
         self.tables = EndgameTables(rules) if config.endgame_tables else None
-        self.tt: dict[int, tuple[int, int, float, Move]] = {}
+        self.tt = TranspositionTable()
         self.flips = FlipChoice(rules, values, config.max_flips)
         self.history = list(_NO_HISTORY)
         self.killers = list(_NO_KILLERS)
@@ -255,8 +255,6 @@ class Searcher:
         self.nodes = 0
         self.draw_scores[RED] = -CONTEMPT if pos.side == RED else CONTEMPT
         self.draw_scores[BLACK] = -self.draw_scores[RED]
-        if len(self.tt) > TT_MAX_ENTRIES:
-            self.tt.clear()
         self.flips.trim()
         for move in range(MOVE_CODES):
             self.history[move] >>= 2
@@ -525,11 +523,11 @@ class Searcher:
         bound = CHANCE_BOUND
         probe = NO_MOVE
         if self.use_tt:
-            entry = self.tt.get(pos.hash ^ self.pool_key)
-            if entry is not None:
-                entry_depth, flag, stored, probe = entry
-                if entry_depth >= depth and flag != UPPER:
-                    return max(-bound, min(bound, -from_tt(stored, ply)))
+            slot = self.tt.find(pos.hash ^ self.pool_key)
+            if slot >= 0:
+                probe = self.tt.move(slot)
+                if self.tt.depth(slot) >= depth and self.tt.flag(slot) != UPPER:
+                    return max(-bound, min(bound, -from_tt(self.tt.score(slot), ply)))
         if probe == NO_MOVE:
             captures = generate_captures(pos, self.rules)
             if not captures:
@@ -569,11 +567,12 @@ class Searcher:
         key = pos.hash ^ self.pool_key
         tt_move = NO_MOVE
         if self.use_tt:
-            entry = self.tt.get(key)
-            if entry is not None:
-                entry_depth, flag, stored, tt_move = entry
-                if entry_depth >= depth:
-                    score = from_tt(stored, ply)
+            slot = self.tt.find(key)
+            if slot >= 0:
+                tt_move = self.tt.move(slot)
+                flag = self.tt.flag(slot)
+                if self.tt.depth(slot) >= depth:
+                    score = from_tt(self.tt.score(slot), ply)
                     if (
                         flag == EXACT
                         or (flag == LOWER and score >= beta)
@@ -691,7 +690,7 @@ class Searcher:
                 flag = LOWER
             else:
                 flag = EXACT
-            self.tt[key] = (depth, flag, to_tt(best, ply), best_move)
+            self.tt.store(key, depth, flag, to_tt(best, ply), best_move)
         return best
 
     def _threatened(self) -> Bitboard:
