@@ -19,8 +19,8 @@ cdef inline int _step_pairs(unsigned long long pieces, unsigned long long target
 
 @cython.final
 cdef class _Material:
-    cdef double score
-    cdef double values[14]
+    cdef readonly double score
+    cdef readonly double values[14]
 
 
 @cython.final

@@ -276,11 +276,12 @@ class Evaluator:
         """Score for the side to move (positive is good for it)."""
         bb = pos.bb
         pool = pos.pool
-        key = 0
-        for piece in range(NUM_PIECES):
-            key = key * COUNT_RADIX + popcount(bb[piece]) + pool[piece]
-        material = key
-        key = pos.hash ^ material << MATERIAL_KEY_SHIFT
+        # raw numbers, as each global costs: 14 piece codes, COUNT_RADIX 6, and
+        # MATERIAL_KEY_SHIFT 25 (material_key inline)
+        material = 0
+        for piece in range(14):
+            material = material * 6 + popcount(bb[piece]) + pool[piece]
+        key = pos.hash ^ material << 25
         cached = self._scores.get(key)
         if cached is None:
             score = self._score(pos, material)
@@ -301,13 +302,13 @@ class Evaluator:
         pool = pos.pool
         entry: _Material | None = self._material.get(material)
         if entry is None:
-            counts = [popcount(bb[piece]) + pool[piece] for piece in range(NUM_PIECES)]
+            counts = [popcount(bb[piece]) + pool[piece] for piece in range(14)]
             entry = self._material_entry(tuple(counts))
         score = entry.score
         empty = pos.empty
         colour_bb = pos.colour_bb
         score += self.mobility_weight * (
-            _step_pairs(colour_bb[RED], empty) - _step_pairs(colour_bb[BLACK], empty)
+            _step_pairs(colour_bb[0], empty) - _step_pairs(colour_bb[1], empty)
         )
         hidden = pos.hidden
         side = pos.side
@@ -315,7 +316,7 @@ class Evaluator:
             score += self._flip_risk_term(bb, hidden, pool)
         if popcount(hidden) <= self.chase_max_hidden:
             score += self._chase(bb, side, not hidden)
-        if side == BLACK:
+        if side == 1:  # BLACK
             score = -score
         if self.threats_on:
             ours, theirs, trapped = threat_terms(pos, self.tables, self.step_prey, entry.values)
@@ -329,13 +330,11 @@ class Evaluator:
     def _flip_risk_term(self, bb: list[Bitboard], hidden: Bitboard, pool: list[int]) -> float:
         """Red's minus black's risk of a face-down neighbour turning out an enemy that takes."""
         key = 0
-        for piece in range(NUM_PIECES):
-            key = key * COUNT_RADIX + pool[piece]
+        for piece in range(14):  # the pool's digits in COUNT_RADIX
+            key = key * 6 + pool[piece]
         risks: _Risks | None = self._flip_risk.get(key)
         if risks is None:
-            risks = self._flip_risk[key] = _Risks(
-                self._risks([pool[piece] for piece in range(NUM_PIECES)])
-            )
+            risks = self._flip_risk[key] = _Risks(self._risks([pool[piece] for piece in range(14)]))
         near = adjacent(hidden)
         score = 0.0
         for index in range(risks.n):
@@ -366,7 +365,7 @@ class Evaluator:
         matched = 0
         for colour in range(2):
             total = found = even = 0
-            first = colour * NUM_KINDS
+            first = colour * 7
             for index in range(first, first + self._n_chasers[colour]):
                 pieces = bb[self._chase_pieces[index]]
                 if not pieces:
@@ -380,9 +379,9 @@ class Evaluator:
                 if not targets:
                     continue
                 while pieces:
-                    rings = low_square(pieces) * CHASE_RANGE
+                    rings = low_square(pieces) * 6  # CHASE_RANGE
                     pieces &= pieces - 1
-                    for steps in range(CHASE_RANGE):
+                    for steps in range(6):
                         if _RING_MASKS[rings + steps] & targets:
                             total += _RING_BONUS[steps]
                             found += 1
@@ -390,8 +389,8 @@ class Evaluator:
                             break
             # odd steps with the chaser to move (even with the prey to move) catch
             right = found - 2 * even if colour == side else 2 * even - found
-            score += total if colour == RED else -total
-            matched += right if colour == RED else -right
+            score += total if colour == 0 else -total  # RED's minus BLACK's
+            matched += right if colour == 0 else -right
         if not parity:
             matched = 0
         return self.chase_weight * score + self.parity_weight * matched

@@ -8,6 +8,8 @@ from banqi_engine.position cimport Position
 
 cdef unsigned long long _NOT_FILE_A
 cdef unsigned long long _NOT_FILE_D
+cdef int _CANNON
+cdef unsigned long long _ALL_SQUARES
 cdef unsigned long long _NEIGHBOURS[32]
 cdef double _NO_ATTACKER
 

@@ -21,8 +21,11 @@ if not compiled:  # the compiled build cimports these in the .pxd (C calls)
     from .bits import low_square
     from .position import Position
 
+# Module-level numbers the hot code reads (C variables in the compiled build):
 _NOT_FILE_A = ALL_SQUARES & ~FILE_A
 _NOT_FILE_D = ALL_SQUARES & ~FILE_D
+_CANNON = CANNON
+_ALL_SQUARES = ALL_SQUARES
 _NEIGHBOURS = list(NEIGHBOUR_MASKS)
 """NEIGHBOUR_MASKS (a C array in the compiled build)."""
 _NO_ATTACKER = float("inf")
@@ -33,7 +36,7 @@ _NO_ATTACKER = float("inf")
 def cannon_hits(bb: list[Bitboard], colour: int, occupied: Bitboard) -> Bitboard:
     """Squares the jumping cannons of ``colour`` land on over exactly one screen."""
     hits = 0
-    cannons = bb[colour * 7 + CANNON]
+    cannons = bb[colour * 7 + _CANNON]
     while cannons:
         hits |= cannon_lines(low_square(cannons), occupied)[0]
         cannons &= cannons - 1
@@ -57,8 +60,8 @@ def threat_terms(
     red = colour_bb[0]
     black = colour_bb[1]
     red_hits = black_hits = 0
-    if tables.jump and (bb[CANNON] or bb[7 + CANNON]):
-        occupied = ALL_SQUARES & ~pos.empty
+    if tables.jump and (bb[_CANNON] or bb[7 + _CANNON]):
+        occupied = _ALL_SQUARES & ~pos.empty
         red_hits = cannon_hits(bb, 0, occupied)
         black_hits = cannon_hits(bb, 1, occupied)
     near_red = (red << 4 | red >> 4 | (red & _NOT_FILE_D) << 1 | (red & _NOT_FILE_A) >> 1) & black
@@ -99,8 +102,8 @@ def threat_terms(
             cheapest = _NO_ATTACKER
             cheapest_kind = -1
             if low & att_hits:
-                cheapest = values[att_base + CANNON]
-                cheapest_kind = CANNON
+                cheapest = values[att_base + _CANNON]
+                cheapest_kind = _CANNON
             enemies = near & att_bb
             while enemies:
                 other = board[low_square(enemies)] - att_base
