@@ -9,7 +9,7 @@ cdef long long _SIDE_KEYS[3]
 
 @cython.final
 cdef class Position:
-    cdef public signed char board[32]
+    cdef public int board[32]
     cdef public int pool[14]
     cdef public unsigned long long bb[14]
     cdef public unsigned long long colour_bb[2]

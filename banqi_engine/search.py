@@ -35,6 +35,8 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
+from cython import compiled
+
 from .endgame import DRAW, LOSS, MAX_PIECES, WIN, EndgameTables
 from .errors import MoveError
 from .eval_params import DEFAULT_PARAMS, EvalParams
@@ -42,24 +44,26 @@ from .evaluation import Evaluator, base_values
 from .movegen import generate_captures, generate_moves
 from .moves import SQUARE_BITS, Move, flip_move, is_flip, move_from, move_to
 from .pieces import BLACK, EMPTY, HIDDEN, NUM_KINDS, NUM_PIECES, RED, kind_of
-from .position import SIDE_KEYS, Position
+from .position import SIDE_KEYS
 from .rules import RuleSet, reveal_captures
 from .search_config import DEFAULT_CONFIG, SearchConfig
 from .search_flips import FlipChoice
 from .squares import Bitboard
 from .time_manager import IterationControl, TimeBudget
-from .transposition import (
-    EXACT,
-    LOWER,
-    MATE,
-    MATE_THRESHOLD,
-    POOL_KEYS,
-    TT_MAX_ENTRIES,
-    UPPER,
-    from_tt,
-    pool_key,
-    to_tt,
-)
+from .transposition import MATE, MATE_THRESHOLD, pool_key
+
+if not compiled:  # the compiled build cimports these in search.pxd (C calls)
+    from .bits import popcount
+    from .position import BITS, Position
+    from .transposition import (
+        EXACT,
+        LOWER,
+        POOL_STEPS,
+        UPPER,
+        TranspositionTable,
+        from_tt,
+        to_tt,
+    )
 
 INFINITY: Final = 1e12
 CHANCE_BOUND: Final = 1_000.0
@@ -113,8 +117,15 @@ SIDE_SWAP: Final = SIDE_KEYS[RED] ^ SIDE_KEYS[BLACK]
 NO_MOVE: Final[Move] = -1
 MOVE_CODES: Final = 1 << (2 * SQUARE_BITS)
 """Size of the move-indexed history table (every from/to pair)."""
+MAX_PLY: Final = MAX_DEPTH * 4
+"""Plies below the root the killer table covers (``search.pxd`` sizes its arrays so)."""
+NO_NODE_LIMIT: Final = -1
+_NO_HISTORY: Final = (0,) * MOVE_CODES
+_NO_KILLERS: Final = (NO_MOVE,) * (2 * MAX_PLY)
 MVV_WEIGHT: Final = 64
 """MVV-LVA: the victim's value counts this many times the attacker's."""
+KILLER_ORDER: Final = -(1 << 30)
+"""The order key of a killer move among quiet moves (before any history)."""
 
 
 class SearchTimeout(Exception):
@@ -145,25 +156,39 @@ class Searcher:
         self.params = params
         self.config = config
         self.evaluator = Evaluator(rules, params)
-        self.values = base_values(rules, params)
-        self.takes = reveal_captures(rules)
-        self.kinds_by_value = sorted(range(NUM_KINDS), key=lambda k: -self.values[k])
+        values = base_values(rules, params)
+        self.base = values
+        self.values = list(values)
+        """``base`` for the hot loops (a C array in the compiled build)."""
+        takes = reveal_captures(rules)
+        self.takes = [
+            takes[mover][shown] for mover in range(NUM_PIECES) for shown in range(NUM_PIECES)
+        ]
+        """``reveal_captures`` flattened, mover * 14 + revealed piece."""
+        self.kinds_by_value = sorted(range(NUM_KINDS), key=lambda k: -values[k])
         self.limit = rules.no_progress_limit
         self.use_tt = config.transposition
         self.want_threats = config.threat_extension or config.lmr or config.null_move
+        self.pvs = config.pvs
+        self.lmr = config.lmr
+        self.null_move = config.null_move
+        self.threat_extension = config.threat_extension
+        self.star2 = config.star2
+        self.flip_ordering = config.flip_ordering
         self.flip_min_depth = config.flip_min_depth
         self.tables = EndgameTables(rules) if config.endgame_tables else None
-        self.tt: dict[int, tuple[int, int, float, Move]] = {}
-        self.flips = FlipChoice(rules, self.values, config.max_flips)
-        self.history = [0] * MOVE_CODES
-        self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
+        self.tt = TranspositionTable()
+        self.flips = FlipChoice(rules, values, config.max_flips)
+        self.history = list(_NO_HISTORY)
+        self.killers = list(_NO_KILLERS)
+        """Two killer moves per ply, ply * 2 and ply * 2 + 1."""
         self.pos = Position.opening()
         self.rep: set[int] = set()
         self.pool_key = 0
         self.nodes = 0
         self.deadline = INFINITY
-        self.max_nodes: int | None = None
-        self.draw_scores = (0.0, 0.0)
+        self.max_nodes = NO_NODE_LIMIT
+        self.draw_scores = [0.0, 0.0]
         self.partial = (NO_MOVE, -INFINITY)
         """The best root move of the unfinished iteration and its score."""
 
@@ -223,17 +248,18 @@ class Searcher:
     ) -> None:
         """Set the limits and the tables up for a new search from ``pos``."""
         self.deadline = INFINITY if deadline is None else deadline
-        self.max_nodes = max_nodes
+        self.max_nodes = NO_NODE_LIMIT if max_nodes is None else max_nodes
         self.pos = pos.copy()
         self.rep = set(seen) if seen else {pos.hash}
         self.pool_key = pool_key(pos.pool)
         self.nodes = 0
-        self.draw_scores = (-CONTEMPT, CONTEMPT) if pos.side == RED else (CONTEMPT, -CONTEMPT)
-        if len(self.tt) > TT_MAX_ENTRIES:
-            self.tt.clear()
+        self.draw_scores[RED] = -CONTEMPT if pos.side == RED else CONTEMPT
+        self.draw_scores[BLACK] = -self.draw_scores[RED]
         self.flips.trim()
-        self.history = [h >> 2 for h in self.history]
-        self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
+        for move in range(MOVE_CODES):
+            self.history[move] >>= 2
+        for slot in range(2 * MAX_PLY):
+            self.killers[slot] = NO_MOVE
 
     def _deepen(
         self, root: list[Move], max_depth: int, control: IterationControl | None
@@ -347,7 +373,7 @@ class Searcher:
         self.nodes += 1
         if not self.nodes & TIME_CHECK_MASK and (
             time.perf_counter() > self.deadline
-            or (self.max_nodes is not None and self.nodes >= self.max_nodes)
+            or (self.max_nodes != NO_NODE_LIMIT and self.nodes >= self.max_nodes)
         ):
             raise SearchTimeout
 
@@ -382,7 +408,7 @@ class Searcher:
         if frm == move & 31:
             pos.make_flip(frm, piece)
         else:
-            pos.make_reveal(move, piece, self.takes[pos.board[frm]][piece])
+            pos.make_reveal(move, piece, self.takes[pos.board[frm] * 14 + piece])
 
     def _chance(
         self, move: Move, depth: int, alpha: float, beta: float, ply: int, ext: int
@@ -391,13 +417,13 @@ class Searcher:
         making it (Star2 probes, then Star1 bounds)."""
         pos = self.pos
         pool = pos.pool
-        total = pos.hidden.bit_count()
+        total = popcount(pos.hidden)
         child_depth = depth - 1 - FLIP_REDUCTION
         saved_rep = self.rep
         saved_key = self.pool_key
         bound = CHANCE_BOUND
         uppers: list[float] | None = None
-        if self.config.star2 and child_depth >= STAR2_MIN_DEPTH and alpha > -bound:
+        if self.star2 and child_depth >= STAR2_MIN_DEPTH and alpha > -bound:
             probed, uppers = self._star2_probe(move, child_depth, alpha, ply, ext)
             self.rep = saved_rep
             self.pool_key = saved_key
@@ -405,8 +431,15 @@ class Searcher:
                 return probed
         acc = 0.0
         rest = 1.0
-        rest_up = sum(pool[p] * uppers[p] for p in range(NUM_PIECES)) / total if uppers else bound
-        result: float | None = None
+        if uppers:
+            rest_up = 0.0
+            for piece in range(NUM_PIECES):
+                rest_up += pool[piece] * uppers[piece]
+            rest_up /= total
+        else:
+            rest_up = bound
+        have_result = False
+        result = 0.0
         for piece in range(NUM_PIECES):
             count = pool[piece]
             if not count:
@@ -421,7 +454,7 @@ class Searcher:
                 rest_up = rest_up - p * uppers[piece] if rest else 0.0
             low = (alpha - acc - rest_up) / p
             high = (beta - acc + bound * rest) / p
-            self.pool_key = saved_key ^ POOL_KEYS[piece][count] ^ POOL_KEYS[piece][count - 1]
+            self.pool_key = saved_key ^ POOL_STEPS[piece * 6 + count]
             self._make_outcome(move, piece)
             self.rep = {pos.hash}
             value = -self._search(child_depth, -high, -low, ply + 1, AFTER_CHANCE, ext)
@@ -432,14 +465,16 @@ class Searcher:
                 value = -bound
             if value <= low:
                 result = acc + p * value + rest_up
+                have_result = True
                 break
             if value >= high:
                 result = acc + p * value - bound * rest
+                have_result = True
                 break
             acc += p * value
         self.rep = saved_rep
         self.pool_key = saved_key
-        return acc if result is None else result
+        return result if have_result else acc
 
     def _star2_probe(
         self, move: Move, child_depth: int, alpha: float, ply: int, ext: int
@@ -452,7 +487,7 @@ class Searcher:
         pass stops at the first that does not. The caller restores rep and pool key."""
         pos = self.pos
         pool = pos.pool
-        total = pos.hidden.bit_count()
+        total = popcount(pos.hidden)
         saved_key = self.pool_key
         bound = CHANCE_BOUND
         uppers = [bound] * NUM_PIECES
@@ -469,7 +504,7 @@ class Searcher:
                 rest = 0.0
             if not -bound < target < bound:
                 return acc + bound * (rest + p), uppers
-            self.pool_key = saved_key ^ POOL_KEYS[piece][count] ^ POOL_KEYS[piece][count - 1]
+            self.pool_key = saved_key ^ POOL_STEPS[piece * 6 + count]
             self._make_outcome(move, piece)
             self.rep = {pos.hash}
             upper = self._probe_outcome(child_depth, target, ply + 1, ext)
@@ -488,21 +523,25 @@ class Searcher:
         bound = CHANCE_BOUND
         probe = NO_MOVE
         if self.use_tt:
-            entry = self.tt.get(pos.hash ^ self.pool_key)
-            if entry is not None:
-                entry_depth, flag, stored, probe = entry
-                if entry_depth >= depth and flag != UPPER:
-                    return max(-bound, min(bound, -from_tt(stored, ply)))
+            slot = self.tt.find(pos.hash ^ self.pool_key)
+            if slot >= 0:
+                probe = self.tt.move(slot)
+                if self.tt.depth(slot) >= depth and self.tt.flag(slot) != UPPER:
+                    return max(-bound, min(bound, -from_tt(self.tt.score(slot), ply)))
         if probe == NO_MOVE:
             captures = generate_captures(pos, self.rules)
             if not captures:
                 return bound
             board = pos.board
-            values = self.values
-            probe = min(
-                captures,
-                key=lambda m: values[board[m >> 5] % 7] - values[board[m & 31] % 7] * MVV_WEIGHT,
-            )
+            best_key = INFINITY
+            for move in captures:
+                key = (
+                    self.values[board[move >> 5] % 7]
+                    - self.values[board[move & 31] % 7] * MVV_WEIGHT
+                )
+                if key < best_key:
+                    best_key = key
+                    probe = move
         if pos.board[probe & 31] == HIDDEN:
             reply = self._chance(probe, depth, -low - NULL_WINDOW, -low, ply, ext)
         else:
@@ -528,11 +567,12 @@ class Searcher:
         key = pos.hash ^ self.pool_key
         tt_move = NO_MOVE
         if self.use_tt:
-            entry = self.tt.get(key)
-            if entry is not None:
-                entry_depth, flag, stored, tt_move = entry
-                if entry_depth >= depth:
-                    score = from_tt(stored, ply)
+            slot = self.tt.find(key)
+            if slot >= 0:
+                tt_move = self.tt.move(slot)
+                flag = self.tt.flag(slot)
+                if self.tt.depth(slot) >= depth:
+                    score = from_tt(self.tt.score(slot), ply)
                     if (
                         flag == EXACT
                         or (flag == LOWER and score >= beta)
@@ -542,7 +582,6 @@ class Searcher:
         moves = generate_moves(pos, self.rules)
         if not moves:
             return -MATE + ply
-        config = self.config
         side = pos.side
         pv_node = beta - alpha > NULL_WINDOW
         with_flips = depth >= self.flip_min_depth
@@ -553,7 +592,7 @@ class Searcher:
             top_threat = bool(threatened) and bool(threatened & self._top_pieces(side))
             if (
                 top_threat
-                and config.threat_extension
+                and self.threat_extension
                 and depth <= EXTENSION_MAX_DEPTH
                 and ext < MAX_EXTENSIONS
                 and ext * EXTENSION_SPACING <= ply
@@ -561,7 +600,7 @@ class Searcher:
                 depth += 1
                 ext += 1
         if (
-            config.null_move
+            self.null_move
             and parent != AFTER_NULL
             and not pv_node
             and depth >= NULL_MIN_DEPTH
@@ -589,10 +628,11 @@ class Searcher:
             if best > alpha:
                 alpha = best
         board = pos.board
-        killers = self.killers[ply]
-        pvs = config.pvs and pv_node
+        killer0 = self.killers[ply * 2]
+        killer1 = self.killers[ply * 2 + 1]
+        pvs = self.pvs and pv_node
         lmr = (
-            config.lmr
+            self.lmr
             and depth >= LMR_MIN_DEPTH
             and not top_threat
             and (parent != AFTER_CHANCE or depth >= LMR_CHANCE_MIN_DEPTH)
@@ -615,8 +655,8 @@ class Searcher:
                     and index >= LMR_MIN_INDEX
                     and board[to] == EMPTY
                     and move != tt_move
-                    and move != killers[0]
-                    and move != killers[1]
+                    and move != killer0
+                    and move != killer1
                     and not threatened >> frm & 1
                 )
                 score = alpha
@@ -650,7 +690,7 @@ class Searcher:
                 flag = LOWER
             else:
                 flag = EXACT
-            self.tt[key] = (depth, flag, to_tt(best, ply), best_move)
+            self.tt.store(key, depth, flag, to_tt(best, ply), best_move)
         return best
 
     def _threatened(self) -> Bitboard:
@@ -661,7 +701,7 @@ class Searcher:
         pos.side ^= 1
         mask = 0
         for move in captures:
-            mask |= 1 << (move & 31)
+            mask |= BITS[move & 31]
         return mask
 
     def _top_pieces(self, side: int) -> Bitboard:
@@ -676,19 +716,18 @@ class Searcher:
 
     def _remember_cutoff(self, move: Move, depth: int, ply: int) -> None:
         """A quiet move cut off: make it the first killer at ``ply``, raise its history."""
-        killers = self.killers[ply]
-        if killers[0] != move:
-            killers[1] = killers[0]
-            killers[0] = move
+        slot = ply * 2
+        if self.killers[slot] != move:
+            self.killers[slot + 1] = self.killers[slot]
+            self.killers[slot] = move
         self.history[move] += depth * depth
 
     def _ordered(self, moves: list[Move], tt_move: Move, ply: int, with_flips: bool) -> list[Move]:
         """TT move, captures by MVV-LVA, killers, quiet moves by history, then (where flips
         are searched) moves onto face-down pieces and flips."""
         board = self.pos.board
-        values = self.values
-        history = self.history
-        killers = self.killers[ply]
+        killer0 = self.killers[ply * 2]
+        killer1 = self.killers[ply * 2 + 1]
         mvv = MVV_WEIGHT
         captures: list[tuple[float, Move]] = []
         quiet: list[tuple[int, Move]] = []
@@ -704,11 +743,11 @@ class Searcher:
             if target == HIDDEN:
                 reveals.append(move)
             elif target != EMPTY:
-                captures.append((values[board[frm] % 7] - values[target % 7] * mvv, move))
-            elif move == killers[0] or move == killers[1]:
-                quiet.append((-(1 << 30), move))
+                captures.append((self.values[board[frm] % 7] - self.values[target % 7] * mvv, move))
+            elif move in (killer0, killer1):
+                quiet.append((KILLER_ORDER, move))
             else:
-                quiet.append((-history[move], move))
+                quiet.append((-self.history[move], move))
         captures.sort()
         quiet.sort()
         ordered = [move for _, move in captures]
@@ -720,7 +759,7 @@ class Searcher:
             interacting, others = self.flips.split(self.pos)
             if others:
                 interacting.append(others[0])
-            if self.config.flip_ordering:
+            if self.flip_ordering:
                 interacting = self.flips.ranked(self.pos, self.pool_key, interacting)
             ordered.extend(square * 33 for square in interacting if square * 33 != tt_move)
         return ordered
@@ -747,9 +786,13 @@ class Searcher:
             return best
         if len(captures) > 1:
             board = pos.board
-            values = self.values
             mvv = MVV_WEIGHT
-            captures.sort(key=lambda m: values[board[m >> 5] % 7] - values[board[m & 31] % 7] * mvv)
+            keyed = [
+                (self.values[board[m >> 5] % 7] - self.values[board[m & 31] % 7] * mvv, index, m)
+                for index, m in enumerate(captures)
+            ]
+            keyed.sort()
+            captures = [m for _, _, m in keyed]
         for move in captures:
             pos.make_move(move)
             score = -self._quiesce(-beta, -alpha, ply + 1)
@@ -767,7 +810,7 @@ class Searcher:
         score, or None if no table covers it."""
         pos = self.pos
         assert self.tables is not None
-        if (pos.colour_bb[RED] | pos.colour_bb[BLACK]).bit_count() > MAX_PIECES:
+        if popcount(pos.colour_bb[RED] | pos.colour_bb[BLACK]) > MAX_PIECES:
             return None
         value = self.tables.probe(pos)
         if value is None:

@@ -11,7 +11,6 @@ from typing import TypeAlias
 
 from .movegen import children, count_leaves, moves_of
 from .movegen_tables import (
-    CANNON_LINES,
     RuleTables,
     adjacent,
     adjacent_pairs,
@@ -341,14 +340,13 @@ def _cannons_quiet_change(
         moved = steps if reach & frm_bit else steps & reach
         if not moved:
             continue
-        table = CANNON_LINES[square]
         cross = CROSS_MASKS[square]
         change -= before * moved.bit_count()
         while moved:
             to_bit = moved & -moved
             moved ^= to_bit
             key = (left ^ to_bit) & cross
-            jumps, _, slides, _ = table.get(key) or cannon_lines(square, key)
+            jumps, _, slides, _ = cannon_lines(square, key)
             change += (jumps & (targets ^ to_bit)).bit_count() * jump + slides * slide
     return change
 
