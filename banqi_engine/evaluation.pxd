@@ -5,6 +5,7 @@ import cython
 
 from banqi_engine.cbits cimport low_square, popcount
 from banqi_engine.evaluation_tactics cimport threat_terms
+from banqi_engine.movegen_tables cimport RuleTables, adjacent, rule_tables
 from banqi_engine.position cimport Position
 
 cdef unsigned long long _NOT_FILE_A
@@ -34,7 +35,7 @@ cdef class _Risks:
 cdef class Evaluator:
     cdef public object params
     cdef double base[7]
-    cdef public object tables
+    cdef public RuleTables tables
     cdef public bint jump
     cdef int predators[7]
     cdef int prey[7]
@@ -44,9 +45,9 @@ cdef class Evaluator:
     cdef int _chase_pieces[14]
     cdef int _chase_targets[14]
     cdef int _n_chasers[2]
-    cdef dict _material
-    cdef dict _scores
-    cdef dict _flip_risk
+    cdef readonly dict _material
+    cdef readonly dict _scores
+    cdef readonly dict _flip_risk
     cdef public double mobility_weight
     cdef public double chase_weight
     cdef public double chase_max_hidden

@@ -24,7 +24,6 @@ from typing import Final
 from cython import compiled
 
 from .eval_params import DEFAULT_PARAMS, EvalParams
-from .movegen_tables import adjacent, rule_tables
 from .pieces import (
     BLACK,
     CANNON,
@@ -46,6 +45,7 @@ from .squares import ALL_SQUARES, FILE_A, FILE_D, NUM_SQUARES, Bitboard, square_
 if not compiled:  # the compiled build cimports these in the .pxd (C calls)
     from .bits import low_square, popcount
     from .evaluation_tactics import threat_terms
+    from .movegen_tables import adjacent, rule_tables
     from .position import Position
 
 ORDER_VALUES: Final = (64.0, 32.0, 16.0, 8.0, 4.0, 3.0, 2.0)

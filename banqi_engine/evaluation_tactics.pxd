@@ -4,6 +4,9 @@
 import cython
 
 from banqi_engine.cbits cimport low_square
+from banqi_engine.movegen_tables cimport (
+    RuleTables, adjacent, cannon_jumps, prey_into, threat_into
+)
 from banqi_engine.position cimport Position
 
 cdef unsigned long long _NOT_FILE_A
@@ -20,7 +23,7 @@ cdef unsigned long long cannon_hits(unsigned long long *bb, int colour,
 
 
 @cython.locals(bb="unsigned long long *", colour_bb="unsigned long long *",
-               board="signed char *", red="unsigned long long", black="unsigned long long",
+               board="int *", red="unsigned long long", black="unsigned long long",
                red_hits="unsigned long long", black_hits="unsigned long long",
                occupied="unsigned long long", near_red="unsigned long long",
                near_black="unsigned long long", side=int, ours=double, theirs=double,
@@ -31,9 +34,9 @@ cdef unsigned long long cannon_hits(unsigned long long *bb, int colour,
                near="unsigned long long", kind=int, value=double, cheapest=double,
                cheapest_kind=int, enemies="unsigned long long", other=int, gain=double,
                friends="unsigned long long", friend=int)
-cdef (double, double, double) threat_terms(Position pos, object tables, int *step_prey,
+cdef (double, double, double) threat_terms(Position pos, RuleTables tables, int *step_prey,
                                            double *values)
 
 
-@cython.locals(near="unsigned long long", enemy=int, steppers="unsigned long long")
-cdef bint _trapped(Position pos, object tables, int square, int kind, unsigned long long hits)
+@cython.locals(near="unsigned long long", enemy=int, masks="unsigned long long[7]")
+cdef bint _trapped(Position pos, RuleTables tables, int square, int kind, unsigned long long hits)

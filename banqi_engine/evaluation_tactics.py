@@ -13,12 +13,12 @@ evaluation cimports; the pure build calls them as Python functions.
 
 from cython import compiled
 
-from .movegen_tables import RuleTables, adjacent, cannon_lines, prey_masks, threat_masks
 from .pieces import CANNON
 from .squares import ALL_SQUARES, FILE_A, FILE_D, NEIGHBOUR_MASKS, Bitboard
 
 if not compiled:  # the compiled build cimports these in the .pxd (C calls)
     from .bits import low_square
+    from .movegen_tables import RuleTables, adjacent, cannon_jumps, prey_into, threat_into
     from .position import Position
 
 # Module-level numbers the hot code reads (C variables in the compiled build):
@@ -38,7 +38,7 @@ def cannon_hits(bb: list[Bitboard], colour: int, occupied: Bitboard) -> Bitboard
     hits = 0
     cannons = bb[colour * 7 + _CANNON]
     while cannons:
-        hits |= cannon_lines(low_square(cannons), occupied)[0]
+        hits |= cannon_jumps(low_square(cannons), occupied)
         cannons &= cannons - 1
     return hits
 
@@ -142,7 +142,9 @@ def _trapped(pos: Position, tables: RuleTables, square: int, kind: int, hits: Bi
     (``hits``: the enemy cannons' jump squares) and no enemy neighbour to take."""
     near = _NEIGHBOURS[square]
     enemy = (pos.side ^ 1) * 7
-    if near & prey_masks(pos.bb, enemy, tables)[kind]:
+    masks = [0] * 7  # a C array in the compiled build
+    prey_into(pos.bb, enemy, tables, masks)
+    if near & masks[kind]:
         return False
-    steppers = threat_masks(pos.bb, enemy, tables)[kind]
-    return not near & pos.empty & ~(adjacent(steppers) | hits)
+    threat_into(pos.bb, enemy, tables, masks)
+    return not near & pos.empty & ~(adjacent(masks[kind]) | hits)

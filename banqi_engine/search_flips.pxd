@@ -9,6 +9,7 @@
 import cython
 
 from banqi_engine.cbits cimport low_square
+from banqi_engine.movegen_tables cimport cannon_jumps
 from banqi_engine.position cimport Position
 
 cdef unsigned long long _NEIGHBOURS[32]
@@ -40,7 +41,7 @@ cdef class FlipChoice:
     @cython.locals(n=int, buffer="int[32]", i=int, kept=int)
     cpdef list ranked(self, Position pos, long long pool_key, list squares)
 
-    @cython.locals(table=_Gains, board="signed char *", face_up="unsigned long long",
+    @cython.locals(table=_Gains, board="int *", face_up="unsigned long long",
                    gains="double[32]", i=int, square=int, gain=double,
                    near="unsigned long long", j=int)
     cdef int rank_into(self, Position pos, long long pool_key, int *squares, int n)

@@ -14,13 +14,13 @@ from typing import Final
 
 from cython import compiled
 
-from .movegen_tables import cannon_lines
 from .pieces import NUM_PIECES
 from .rules import RuleSet, step_capture_masks
 from .squares import ALL_SQUARES, NEIGHBOUR_MASKS, Bitboard, Square
 
 if not compiled:  # the compiled build cimports these in the .pxd (C calls)
     from .bits import low_square
+    from .movegen_tables import cannon_jumps
     from .position import Position
 
 THREAT_SHARE: Final = 0.5
@@ -174,4 +174,4 @@ class FlipChoice:
 
 def _jump_contact(square: Square, occupied: Bitboard, face_up: Bitboard) -> bool:
     """Whether a face-up piece stands one screen away from ``square`` on a line."""
-    return bool(cannon_lines(square, occupied)[0] & face_up)
+    return bool(cannon_jumps(square, occupied) & face_up)
