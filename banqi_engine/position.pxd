@@ -19,9 +19,11 @@ cdef class Position:
     cdef public int side
     cdef public int no_progress
     cdef public int ply
-    cdef list _undo
+    cdef long long[::1] _undo
+    cdef int _undo_count
 
-    cdef inline void _push(self, int move, int undo_state)
+    @cython.locals(n=int, grown=object, index=int)
+    cdef inline void _push(self, int move, int undo_state) except *
 
     @cython.locals(bit="unsigned long long", side=int, new_side=int)
     cpdef void make_flip(self, int square, int piece)
@@ -34,10 +36,10 @@ cdef class Position:
                    to_bit="unsigned long long", colour=int, h="long long", side=int)
     cpdef void make_move(self, int move)
 
-    @cython.locals(old_hash="long long", packed="long long", move=int, captured=int, frm=int,
+    @cython.locals(n=int, old_hash="long long", packed="long long", move=int, captured=int, frm=int,
                    to=int, piece=int, bit="unsigned long long", frm_bit="unsigned long long",
                    to_bit="unsigned long long")
-    cpdef void unmake(self)
+    cpdef void unmake(self) noexcept
 
     @cython.locals(frm_bit="unsigned long long", to_bit="unsigned long long", piece=int, mover=int)
     cdef void _unmake_reveal(self, int frm, int to, int undo_state)

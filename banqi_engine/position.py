@@ -8,6 +8,7 @@ squares), updated together by ``make_move``/``make_flip``/``make_reveal`` and
 """
 
 import random
+from array import array
 from typing import Final
 
 from .errors import PositionError
@@ -63,6 +64,8 @@ _ZOBRIST_FLAT = [key for keys in ZOBRIST for key in keys]
 """ZOBRIST flattened, square * 16 + state (a C array in the compiled build)."""
 _SIDE_KEYS = list(SIDE_KEYS)
 _NO_PIECES: Final = (0,) * NUM_PIECES
+_UNDO_START: Final = bytes(8 * 128)
+"""A new position's undo buffer: room for 64 plies."""
 
 REVEAL_STAYED: Final = EMPTY + 1
 """In the undo history of a move onto a face-down piece after which the mover stayed: in
@@ -116,8 +119,10 @@ class Position:
                 self.colour_bb[colour_of(state)] |= bit
             self.hash ^= ZOBRIST[square][state]
         self.empty = ALL_SQUARES & ~(self.hidden | self.colour_bb[RED] | self.colour_bb[BLACK])
-        self._undo: list[int] = []
-        """Two entries per ply made: the packed ply (``_pack``) and the hash before it."""
+        self._undo = array("q", _UNDO_START)
+        """Two entries per ply made (``_push``), the first ``_undo_count`` in use; grown
+        by doubling (a C buffer in the compiled build)."""
+        self._undo_count = 0
 
     @classmethod
     def opening(cls) -> "Position":
@@ -137,8 +142,15 @@ class Position:
     def _push(self, move: Move, undo_state: int) -> None:
         """Remember a ply for ``unmake``: the move, what it took (``undo_state``), the
         side and no-progress count before it, and the hash before it."""
-        self._undo.append(move | undo_state << 10 | self.side << 15 | self.no_progress << 17)
-        self._undo.append(self.hash)
+        n = self._undo_count
+        if n == len(self._undo):
+            grown = array("q", bytes(16 * n))
+            for index in range(n):
+                grown[index] = self._undo[index]
+            self._undo = grown
+        self._undo[n] = move | undo_state << 10 | self.side << 15 | self.no_progress << 17
+        self._undo[n + 1] = self.hash
+        self._undo_count = n + 2
 
     def make_flip(self, square: Square, piece: Piece) -> None:
         """Turn ``square`` face up showing ``piece`` (caller checks legality)."""
@@ -222,8 +234,10 @@ class Position:
 
     def unmake(self) -> None:
         """Take back the last ply made."""
-        old_hash = self._undo.pop()
-        packed = self._undo.pop()
+        n = self._undo_count - 2
+        self._undo_count = n
+        packed = self._undo[n]
+        old_hash = self._undo[n + 1]
         move = packed & 1023
         captured = packed >> 10 & 31
         frm = move >> 5
