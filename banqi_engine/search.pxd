@@ -26,7 +26,8 @@ cdef class Searcher:
     cdef public RuleTables rule_tables
     cdef public FlipChoice flips
     cdef public TranspositionTable tt
-    cdef public set rep
+    cdef long long[::1] rep_keys
+    cdef int rep_base, rep_top
     cdef public Position pos
     cdef double values[7]
     cdef signed char takes[196]
@@ -41,21 +42,31 @@ cdef class Searcher:
 
     cdef void _tick(self) except *
 
-    @cython.locals(pos=Position, capture=bint, saved=set, score=double, key="long long")
+    @cython.locals(known=list)
+    cpdef void reset_repetitions(self, keys) except *
+
+    @cython.locals(index=int)
+    cdef bint _repeats(self, long long key) noexcept
+
+    cdef inline void _start_stretch(self, int top) noexcept
+
+    @cython.locals(pos=Position, capture=bint, top=int, saved_base=int, score=double)
     cdef double _child_move(self, int move, int depth, double alpha, double beta, int ply,
                             int ext) except? -1e300
 
     @cython.locals(frm=int, pos=Position)
     cpdef void _make_outcome(self, int move, int piece) except *
 
-    @cython.locals(pos=Position, pool="int *", total=int, child_depth=int, saved_rep=set,
+    @cython.locals(pos=Position, pool="int *", total=int, child_depth=int, saved_base=int,
+                   saved_top=int,
                    saved_key="long long", bound=double, uppers=list, probed=double, acc=double,
                    rest=double, rest_up=double, piece=int, count=int, p=double, low=double,
                    high=double, value=double, have_result=bint, result=double)
     cdef double _chance(self, int move, int depth, double alpha, double beta, int ply,
                         int ext) except? -1e300
 
-    @cython.locals(pos=Position, pool="int *", total=int, saved_key="long long", bound=double,
+    @cython.locals(pos=Position, pool="int *", total=int, saved_key="long long", top=int,
+                   bound=double,
                    uppers=list, acc=double, rest=double, piece=int, count=int, p=double,
                    target=double, upper=double)
     cdef tuple _star2_probe(self, int move, int child_depth, double alpha, int ply, int ext)

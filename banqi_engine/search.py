@@ -32,6 +32,8 @@ positions whose endgame table is built score exactly (see ``endgame``).
 
 import random
 import time
+from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -187,7 +189,11 @@ class Searcher:
         self.killers = list(_NO_KILLERS)
         """Two killer moves per ply, ply * 2 and ply * 2 + 1."""
         self.pos = Position.opening()
-        self.rep: set[int] = set()
+        self.rep_keys = array("q")
+        """The hashes of the positions since the last flip or capture, in the game and
+        along the search path (a stack; the current stretch from ``rep_base`` on)."""
+        self.rep_base = 0
+        self.rep_top = 0
         self.pool_key = 0
         self.nodes = 0
         self.deadline = INFINITY
@@ -254,7 +260,7 @@ class Searcher:
         self.deadline = INFINITY if deadline is None else deadline
         self.max_nodes = NO_NODE_LIMIT if max_nodes is None else max_nodes
         self.pos = pos.copy()
-        self.rep = set(seen) if seen else {pos.hash}
+        self.reset_repetitions(seen if seen else {pos.hash})
         self.pool_key = pool_key(pos.pool)
         self.nodes = 0
         self.draw_scores[RED] = -CONTEMPT if pos.side == RED else CONTEMPT
@@ -264,6 +270,21 @@ class Searcher:
             self.history[move] >>= 2
         for slot in range(2 * MAX_PLY):
             self.killers[slot] = NO_MOVE
+
+    def reset_repetitions(self, keys: Iterable[int]) -> None:
+        """Start the repetition stack over with ``keys``, the hashes of the positions
+        since the last flip or capture (room for a search's path on top)."""
+        known = list(keys)
+        self.rep_keys = array("q", known + [0] * (len(known) + 2 * MAX_PLY))
+        self.rep_base = 0
+        self.rep_top = len(known)
+
+    def _repeats(self, key: int) -> bool:
+        """Whether ``key`` is on the repetition stack's current stretch."""
+        for index in range(self.rep_base, self.rep_top):  # noqa: SIM110 (no generator: C loop)
+            if self.rep_keys[index] == key:
+                return True
+        return False
 
     def _deepen(
         self, root: list[Move], max_depth: int, control: IterationControl | None
@@ -388,21 +409,28 @@ class Searcher:
         pos = self.pos
         capture = pos.board[move & 31] != EMPTY
         pos.make_move(move)
+        top = self.rep_top
         if capture:
-            saved = self.rep
-            self.rep = {pos.hash}
+            saved_base = self.rep_base
+            self._start_stretch(top)
             score = -self._search(depth, -beta, -alpha, ply + 1, NORMAL, ext)
-            self.rep = saved
+            self.rep_base = saved_base
+        elif self._repeats(pos.hash):
+            score = self.draw_scores[pos.side ^ 1]
         else:
-            key = pos.hash
-            if key in self.rep:
-                score = self.draw_scores[pos.side ^ 1]
-            else:
-                self.rep.add(key)
-                score = -self._search(depth, -beta, -alpha, ply + 1, NORMAL, ext)
-                self.rep.discard(key)
+            self.rep_keys[top] = pos.hash
+            self.rep_top = top + 1
+            score = -self._search(depth, -beta, -alpha, ply + 1, NORMAL, ext)
+        self.rep_top = top
         pos.unmake()
         return score
+
+    def _start_stretch(self, top: int) -> None:
+        """After a flip's outcome, a capture or a move onto a face-down piece: the
+        repetition stretch starts over at the position now on the board."""
+        self.rep_base = top
+        self.rep_keys[top] = self.pos.hash
+        self.rep_top = top + 1
 
     def _make_outcome(self, move: Move, piece: int) -> None:
         """Make the outcome of a flip, or of a move onto a face-down piece, that shows
@@ -423,13 +451,15 @@ class Searcher:
         pool = pos.pool
         total = popcount(pos.hidden)
         child_depth = depth - 1 - FLIP_REDUCTION
-        saved_rep = self.rep
+        saved_base = self.rep_base
+        saved_top = self.rep_top
         saved_key = self.pool_key
         bound = CHANCE_BOUND
         uppers: list[float] | None = None
         if self.star2 and child_depth >= STAR2_MIN_DEPTH and alpha > -bound:
             probed, uppers = self._star2_probe(move, child_depth, alpha, ply, ext)
-            self.rep = saved_rep
+            self.rep_base = saved_base
+            self.rep_top = saved_top
             self.pool_key = saved_key
             if probed <= alpha:
                 return probed
@@ -460,7 +490,7 @@ class Searcher:
             high = (beta - acc + bound * rest) / p
             self.pool_key = saved_key ^ POOL_STEPS[piece * 6 + count]
             self._make_outcome(move, piece)
-            self.rep = {pos.hash}
+            self._start_stretch(saved_top)
             value = -self._search(child_depth, -high, -low, ply + 1, AFTER_CHANCE, ext)
             pos.unmake()
             if value > bound:
@@ -476,7 +506,8 @@ class Searcher:
                 have_result = True
                 break
             acc += p * value
-        self.rep = saved_rep
+        self.rep_base = saved_base
+        self.rep_top = saved_top
         self.pool_key = saved_key
         return result if have_result else acc
 
@@ -493,6 +524,7 @@ class Searcher:
         pool = pos.pool
         total = popcount(pos.hidden)
         saved_key = self.pool_key
+        top = self.rep_top
         bound = CHANCE_BOUND
         uppers = [bound] * NUM_PIECES
         acc = 0.0
@@ -510,7 +542,7 @@ class Searcher:
                 return acc + bound * (rest + p), uppers
             self.pool_key = saved_key ^ POOL_STEPS[piece * 6 + count]
             self._make_outcome(move, piece)
-            self.rep = {pos.hash}
+            self._start_stretch(top)
             upper = self._probe_outcome(child_depth, target, ply + 1, ext)
             pos.unmake()
             uppers[piece] = upper
