@@ -118,6 +118,9 @@ def generate_into(
         out[q] = low_square(hidden) * 33
         q += 1
         hidden &= hidden - 1
+    if not compiled:  # the same as the loop below, at the speed of plain Python
+        out[n : n + q - _QUIET_START] = out[_QUIET_START:q]
+        return n + q - _QUIET_START
     for i in range(_QUIET_START, q):  # the quiet moves after the captures
         out[n] = out[i]
         n += 1
@@ -128,6 +131,7 @@ def _generate(pos: Position, tables: RuleTables, quiet_too: bool) -> list[Move]:
     """``generate_into`` as a list."""
     if not compiled:
         out = [0] * MOVE_BUFFER
+        return out[: generate_into(pos, tables, quiet_too, out)]
     n = generate_into(pos, tables, quiet_too, out)
     return [out[i] for i in range(n)]
 
