@@ -118,6 +118,9 @@ def generate_into(
         out[q] = low_square(hidden) * 33
         q += 1
         hidden &= hidden - 1
+    if not compiled:  # the same as the loop below, at the speed of plain Python
+        out[n : n + q - _QUIET_START] = out[_QUIET_START:q]
+        return n + q - _QUIET_START
     for i in range(_QUIET_START, q):  # the quiet moves after the captures
         out[n] = out[i]
         n += 1
@@ -128,6 +131,7 @@ def _generate(pos: Position, tables: RuleTables, quiet_too: bool) -> list[Move]:
     """``generate_into`` as a list."""
     if not compiled:
         out = [0] * MOVE_BUFFER
+        return out[: generate_into(pos, tables, quiet_too, out)]
     n = generate_into(pos, tables, quiet_too, out)
     return [out[i] for i in range(n)]
 
@@ -151,6 +155,8 @@ def jump_targets(square: Square, occupied: Bitboard) -> Bitboard:
 
 def face_down_types(pos: Position) -> int:
     """How many piece codes are still face down (what a flip can show)."""
+    if not compiled:  # the same count, at the speed of plain Python
+        return 14 - pos.pool.count(0)
     pool = pos.pool
     types = 0
     for piece in range(14):

@@ -273,23 +273,31 @@ def cannon_jumps(square: Square, occupied: Bitboard) -> Bitboard:
     """Squares a cannon on ``square`` would land on over exactly one screen, whatever
     stands there. ``occupied``: a bitboard whose bits on the square's rank and file
     are the occupied squares (the bits of other squares do not matter)."""
+    if not compiled:  # plain Python: a dict of the entries met is faster
+        return cannon_lines(square, occupied)[0]
     return _RANK_JUMPS[_rank_index(square, occupied)] | _FILE_JUMPS[_file_index(square, occupied)]
 
 
 def cannon_slides(square: Square, occupied: Bitboard) -> Bitboard:
     """Empty squares a cannon on ``square`` slides to (``occupied`` as in ``cannon_jumps``)."""
+    if not compiled:  # plain Python: a dict of the entries met is faster
+        return cannon_lines(square, occupied)[1]
     return _RANK_SLIDES[_rank_index(square, occupied)] | _FILE_SLIDES[_file_index(square, occupied)]
 
 
 def cannon_slide_count(square: Square, occupied: Bitboard) -> int:
     """How many squares a cannon on ``square`` slides to (``occupied`` as in
     ``cannon_jumps``)."""
+    if not compiled:  # plain Python: a dict of the entries met is faster
+        return cannon_lines(square, occupied)[2]
     return _RANK_COUNTS[_rank_index(square, occupied)] + _FILE_COUNTS[_file_index(square, occupied)]
 
 
 def cannon_reach(square: Square, occupied: Bitboard) -> Bitboard:
     """Every square up to the second occupied one along each line from ``square``: only
     changes there can change a cannon's moves (``occupied`` as in ``cannon_jumps``)."""
+    if not compiled:  # plain Python: a dict of the entries met is faster
+        return cannon_lines(square, occupied)[3]
     return _RANK_REACH[_rank_index(square, occupied)] | _FILE_REACH[_file_index(square, occupied)]
 
 
@@ -304,11 +312,13 @@ def cannon_lines(square: Square, occupied: Bitboard) -> CannonEntry:
         entry = _LINES[square].get(occupied)
         if entry is not None:
             return entry
+    rank = _rank_index(square, occupied)
+    file = _file_index(square, occupied)
     entry = (
-        cannon_jumps(square, occupied),
-        cannon_slides(square, occupied),
-        cannon_slide_count(square, occupied),
-        cannon_reach(square, occupied),
+        _RANK_JUMPS[rank] | _FILE_JUMPS[file],
+        _RANK_SLIDES[rank] | _FILE_SLIDES[file],
+        _RANK_COUNTS[rank] + _FILE_COUNTS[file],
+        _RANK_REACH[rank] | _FILE_REACH[file],
     )
     if not compiled:
         _LINES[square][occupied] = entry

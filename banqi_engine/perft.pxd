@@ -16,7 +16,7 @@ cpdef object perft(Position pos, rules, int depth)
 cdef object _sum_children(Position pos, RuleTables tables, int depth, int ply, bint flips,
                           dict table)
 
-@cython.locals(key_bytes="char[48]", board="int *", pool="int *", i=int, key=bytes)
+@cython.locals(key_bytes=bytearray, board="int *", pool="int *", i=int, key=bytes)
 cdef object _below(Position pos, RuleTables tables, int depth, int ply, bint flips, dict table)
 
 cdef object _expand(Position pos, RuleTables tables, int depth, int ply, bint flips, dict table)
