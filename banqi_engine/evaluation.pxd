@@ -15,7 +15,7 @@ cdef int _RING_BONUS[6]
 cdef int _RING_EVEN[6]
 
 
-cdef inline int _step_pairs(unsigned long long pieces, unsigned long long targets)
+cdef inline int _step_pairs(unsigned long long pieces, unsigned long long targets) noexcept
 
 
 @cython.final
@@ -79,4 +79,4 @@ cdef class Evaluator:
                    first=int, index=int, pieces="unsigned long long",
                    targets="unsigned long long", target_pieces=int, target=int, rings=int,
                    steps=int, right=int)
-    cdef double _chase(self, unsigned long long *bb, int side, bint parity)
+    cdef double _chase(self, unsigned long long *bb, int side, bint parity) noexcept
