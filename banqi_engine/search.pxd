@@ -2,6 +2,10 @@
 import cython
 
 from banqi_engine.cbits cimport popcount
+from banqi_engine.evaluation cimport Evaluator
+from banqi_engine.movegen cimport generate_into
+from banqi_engine.movegen_tables cimport RuleTables, rule_tables
+from banqi_engine.search_flips cimport FlipChoice
 from banqi_engine.position cimport BITS, Position
 from banqi_engine.transposition cimport (
     EXACT, LOWER, POOL_STEPS, UPPER, TranspositionTable, from_tt, to_tt
@@ -17,7 +21,10 @@ cdef long long SIDE_SWAP, NO_NODE_LIMIT
 
 @cython.final
 cdef class Searcher:
-    cdef public object rules, params, config, evaluator, base, tables, flips, partial
+    cdef public object rules, params, config, base, tables, partial
+    cdef public Evaluator evaluator
+    cdef public RuleTables rule_tables
+    cdef public FlipChoice flips
     cdef public TranspositionTable tt
     cdef public set rep
     cdef public Position pos
@@ -53,11 +60,13 @@ cdef class Searcher:
                    target=double, upper=double)
     cdef tuple _star2_probe(self, int move, int child_depth, double alpha, int ply, int ext)
 
-    @cython.locals(pos=Position, bound=double, probe=int, slot=int, captures=list, board="int *", best_key=double,
-                   key=double, move=int, reply=double)
+    @cython.locals(pos=Position, bound=double, probe=int, slot=int, captures="int[256]",
+                   count=int, index=int, board="int *", best_key=double, key=double, move=int,
+                   reply=double)
     cdef double _probe_outcome(self, int depth, double low, int ply, int ext) except? -1e300
 
-    @cython.locals(pos=Position, exact=object, key="long long", tt_move=int, slot=int, flag=int, score=double, moves=list, side=int,
+    @cython.locals(pos=Position, exact=object, key="long long", tt_move=int, slot=int, flag=int, score=double,
+                   moves="int[256]", order="int[256]", count=int, ordered=int, side=int,
                    pv_node=bint, with_flips=bint, threatened="unsigned long long",
                    top_threat=bint, alpha_start=double, best=double, best_move=int,
                    board="int *", killer0=int, killer1=int, pvs=bint, lmr=bint,
@@ -65,7 +74,8 @@ cdef class Searcher:
     cpdef double _search(self, int depth, double alpha, double beta, int ply, int parent,
                          int ext) except? -1e300
 
-    @cython.locals(pos=Position, captures=list, mask="unsigned long long", move=int)
+    @cython.locals(pos=Position, captures="int[256]", count=int, index=int,
+                   mask="unsigned long long")
     cdef unsigned long long _threatened(self) except? 0
 
     @cython.locals(bb="unsigned long long *", base=int, kind=int, pieces="unsigned long long")
@@ -74,16 +84,18 @@ cdef class Searcher:
     @cython.locals(slot=int)
     cdef void _remember_cutoff(self, int move, int depth, int ply) noexcept
 
-    @cython.locals(board="int *", mvv=int, killer0=int, killer1=int, captures=list,
-                   quiet=list, reveals=list, move=int, frm=int, to=int, target=int,
-                   ordered=list, interacting=list, others=list, square=int)
-    cdef list _ordered(self, list moves, int tt_move, int ply, bint with_flips)
+    @cython.locals(capture_keys="double[256]", quiet_keys="long long[256]", reveals="int[256]",
+                   interacting="int[32]", quiet_squares="int[32]", quiet_count="int[1]",
+                   board="int *", killer0=int, killer1=int, n=int, first=int, captures=int,
+                   reveal_count=int, index=int, move=int, frm=int, to=int, target=int,
+                   key=double, slot=int, order_key="long long", flips=int)
+    cdef int _order_into(self, int *moves, int count, int tt_move, int ply, bint with_flips,
+                         int *out) except -1
 
-    @cython.locals(pos=Position, side=int, exact=object, best=double, captures=list,
-                   board="int *", mvv=int, move=int, score=double, keyed=list)
+    @cython.locals(pos=Position, side=int, exact=object, best=double, captures="int[256]",
+                   keys="double[256]", count=int, board="int *", index=int, move=int, key=double,
+                   slot=int, score=double)
     cdef double _quiesce(self, double alpha, double beta, int ply) except? -1e300
 
     @cython.locals(pos=Position)
     cdef object _table_score(self)
-
-    cdef list _captures(self)

@@ -40,21 +40,24 @@ from cython import compiled
 from .endgame import DRAW, LOSS, MAX_PIECES, WIN, EndgameTables
 from .errors import MoveError
 from .eval_params import DEFAULT_PARAMS, EvalParams
-from .evaluation import Evaluator, base_values
-from .movegen import generate_captures, generate_moves
+from .evaluation import base_values
+from .movegen import MOVE_BUFFER, generate_moves
 from .moves import SQUARE_BITS, Move, flip_move, is_flip, move_from, move_to
 from .pieces import BLACK, EMPTY, HIDDEN, NUM_KINDS, NUM_PIECES, RED, kind_of
 from .position import SIDE_KEYS
 from .rules import RuleSet, reveal_captures
 from .search_config import DEFAULT_CONFIG, SearchConfig
-from .search_flips import FlipChoice
 from .squares import Bitboard
 from .time_manager import IterationControl, TimeBudget
 from .transposition import MATE, MATE_THRESHOLD, pool_key
 
 if not compiled:  # the compiled build cimports these in search.pxd (C calls)
     from .bits import popcount
+    from .evaluation import Evaluator
+    from .movegen import generate_into
+    from .movegen_tables import rule_tables
     from .position import BITS, Position
+    from .search_flips import FlipChoice
     from .transposition import (
         EXACT,
         LOWER,
@@ -156,6 +159,7 @@ class Searcher:
         self.params = params
         self.config = config
         self.evaluator = Evaluator(rules, params)
+        self.rule_tables = rule_tables(rules)
         values = base_values(rules, params)
         self.base = values
         self.values = list(values)
@@ -529,12 +533,15 @@ class Searcher:
                 if self.tt.depth(slot) >= depth and self.tt.flag(slot) != UPPER:
                     return max(-bound, min(bound, -from_tt(self.tt.score(slot), ply)))
         if probe == NO_MOVE:
-            captures = generate_captures(pos, self.rules)
-            if not captures:
+            if not compiled:
+                captures = [0] * MOVE_BUFFER
+            count = generate_into(pos, self.rule_tables, False, captures)
+            if not count:
                 return bound
             board = pos.board
             best_key = INFINITY
-            for move in captures:
+            for index in range(count):
+                move = captures[index]
                 key = (
                     self.values[board[move >> 5] % 7]
                     - self.values[board[move & 31] % 7] * MVV_WEIGHT
@@ -579,8 +586,11 @@ class Searcher:
                         or (flag == UPPER and score <= alpha)
                     ):
                         return score
-        moves = generate_moves(pos, self.rules)
-        if not moves:
+        if not compiled:
+            moves = [0] * MOVE_BUFFER
+            order = [0] * MOVE_BUFFER
+        count = generate_into(pos, self.rule_tables, True, moves)
+        if not count:
             return -MATE + ply
         side = pos.side
         pv_node = beta - alpha > NULL_WINDOW
@@ -637,9 +647,9 @@ class Searcher:
             and not top_threat
             and (parent != AFTER_CHANCE or depth >= LMR_CHANCE_MIN_DEPTH)
         )
-        index = -1
-        for move in self._ordered(moves, tt_move, ply, with_flips):
-            index += 1
+        ordered = self._order_into(moves, count, tt_move, ply, with_flips, order)
+        for index in range(ordered):
+            move = order[index]
             frm = move >> 5
             to = move & 31
             if board[to] == HIDDEN:
@@ -696,12 +706,14 @@ class Searcher:
     def _threatened(self) -> Bitboard:
         """The squares of the side to move's pieces that the other side could capture."""
         pos = self.pos
+        if not compiled:
+            captures = [0] * MOVE_BUFFER
         pos.side ^= 1
-        captures = generate_captures(pos, self.rules)
+        count = generate_into(pos, self.rule_tables, False, captures)
         pos.side ^= 1
         mask = 0
-        for move in captures:
-            mask |= BITS[move & 31]
+        for index in range(count):
+            mask |= BITS[captures[index] & 31]
         return mask
 
     def _top_pieces(self, side: int) -> Bitboard:
@@ -722,17 +734,37 @@ class Searcher:
             self.killers[slot] = move
         self.history[move] += depth * depth
 
-    def _ordered(self, moves: list[Move], tt_move: Move, ply: int, with_flips: bool) -> list[Move]:
-        """TT move, captures by MVV-LVA, killers, quiet moves by history, then (where flips
-        are searched) moves onto face-down pieces and flips."""
+    def _order_into(
+        self,
+        moves: list[Move],
+        count: int,
+        tt_move: Move,
+        ply: int,
+        with_flips: bool,
+        out: list[Move],
+    ) -> int:
+        """Write into ``out`` the TT move, captures by MVV-LVA, killers, quiet moves by
+        history, then (where flips are searched) moves onto face-down pieces and flips, of
+        the ``count`` generated ``moves``; return how many. Ties keep the lower move first."""
+        if not compiled:
+            capture_keys = [0.0] * MOVE_BUFFER
+            quiet_keys = [0] * MOVE_BUFFER
+            reveals = [0] * MOVE_BUFFER
+            interacting = [0] * 32
+            quiet_squares = [0] * 32
+            quiet_count = [0]
         board = self.pos.board
         killer0 = self.killers[ply * 2]
         killer1 = self.killers[ply * 2 + 1]
-        mvv = MVV_WEIGHT
-        captures: list[tuple[float, Move]] = []
-        quiet: list[tuple[int, Move]] = []
-        reveals: list[Move] = []
-        for move in moves:
+        n = 0
+        if tt_move != NO_MOVE:
+            out[0] = tt_move
+            n = 1
+        first = n
+        captures = 0
+        reveal_count = 0
+        for index in range(count):
+            move = moves[index]
             frm = move >> 5
             to = move & 31
             if frm == to:
@@ -741,28 +773,58 @@ class Searcher:
                 continue
             target = board[to]
             if target == HIDDEN:
-                reveals.append(move)
+                reveals[reveal_count] = move
+                reveal_count += 1
             elif target != EMPTY:
-                captures.append((self.values[board[frm] % 7] - self.values[target % 7] * mvv, move))
-            elif move in (killer0, killer1):
-                quiet.append((KILLER_ORDER, move))
-            else:
-                quiet.append((-self.history[move], move))
-        captures.sort()
-        quiet.sort()
-        ordered = [move for _, move in captures]
-        ordered.extend(move for _, move in quiet)
-        if tt_move != NO_MOVE:
-            ordered.insert(0, tt_move)
+                key = self.values[board[frm] % 7] - self.values[target % 7] * MVV_WEIGHT
+                slot = first + captures
+                while slot > first and (
+                    capture_keys[slot - 1] > key
+                    or (capture_keys[slot - 1] == key and out[slot - 1] > move)
+                ):
+                    out[slot] = out[slot - 1]
+                    capture_keys[slot] = capture_keys[slot - 1]
+                    slot -= 1
+                out[slot] = move
+                capture_keys[slot] = key
+                captures += 1
+        n = first + captures
+        first = n
+        for index in range(count):
+            move = moves[index]
+            to = move & 31
+            if move >> 5 == to:
+                break
+            if move == tt_move or board[to] != EMPTY:
+                continue
+            order_key = KILLER_ORDER if move in (killer0, killer1) else -self.history[move]
+            slot = n
+            while slot > first and (
+                quiet_keys[slot - 1] > order_key
+                or (quiet_keys[slot - 1] == order_key and out[slot - 1] > move)
+            ):
+                out[slot] = out[slot - 1]
+                quiet_keys[slot] = quiet_keys[slot - 1]
+                slot -= 1
+            out[slot] = move
+            quiet_keys[slot] = order_key
+            n += 1
         if with_flips and self.pos.hidden:
-            ordered.extend(reveals)
-            interacting, others = self.flips.split(self.pos)
-            if others:
-                interacting.append(others[0])
+            for index in range(reveal_count):
+                out[n] = reveals[index]
+                n += 1
+            flips = self.flips.split_into(self.pos, interacting, quiet_squares, quiet_count)
+            if quiet_count[0]:
+                interacting[flips] = quiet_squares[0]
+                flips += 1
             if self.flip_ordering:
-                interacting = self.flips.ranked(self.pos, self.pool_key, interacting)
-            ordered.extend(square * 33 for square in interacting if square * 33 != tt_move)
-        return ordered
+                flips = self.flips.rank_into(self.pos, self.pool_key, interacting, flips)
+            for index in range(flips):
+                move = interacting[index] * 33
+                if move != tt_move:
+                    out[n] = move
+                    n += 1
+        return n
 
     def _quiesce(self, alpha: float, beta: float, ply: int) -> float:
         """Stand pat on the evaluation or resolve captures."""
@@ -781,19 +843,23 @@ class Searcher:
             return best
         if best > alpha:
             alpha = best
-        captures = self._captures()
-        if not captures:
-            return best
-        if len(captures) > 1:
-            board = pos.board
-            mvv = MVV_WEIGHT
-            keyed = [
-                (self.values[board[m >> 5] % 7] - self.values[board[m & 31] % 7] * mvv, index, m)
-                for index, m in enumerate(captures)
-            ]
-            keyed.sort()
-            captures = [m for _, _, m in keyed]
-        for move in captures:
+        if not compiled:
+            captures = [0] * MOVE_BUFFER
+            keys = [0.0] * MOVE_BUFFER
+        count = generate_into(pos, self.rule_tables, False, captures)
+        board = pos.board
+        for index in range(count):  # a stable insertion sort by MVV-LVA
+            move = captures[index]
+            key = self.values[board[move >> 5] % 7] - self.values[board[move & 31] % 7] * MVV_WEIGHT
+            slot = index
+            while slot and keys[slot - 1] > key:
+                captures[slot] = captures[slot - 1]
+                keys[slot] = keys[slot - 1]
+                slot -= 1
+            captures[slot] = move
+            keys[slot] = key
+        for index in range(count):
+            move = captures[index]
             pos.make_move(move)
             score = -self._quiesce(-beta, -alpha, ply + 1)
             pos.unmake()
@@ -826,7 +892,3 @@ class Searcher:
         if self.tables is None or pos.hidden:
             return False
         return self.tables.prepare(pos, seconds)
-
-    def _captures(self) -> list[Move]:
-        """The captures of the side to move."""
-        return generate_captures(self.pos, self.rules)
