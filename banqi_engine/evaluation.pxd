@@ -15,7 +15,7 @@ cdef int _RING_BONUS[6]
 cdef int _RING_EVEN[6]
 
 
-cdef inline int _step_pairs(unsigned long long pieces, unsigned long long targets)
+cdef inline int _step_pairs(unsigned long long pieces, unsigned long long targets) noexcept
 
 
 @cython.final
@@ -43,7 +43,8 @@ cdef class Evaluator:
     cdef public object step_predators
     cdef public object chasers
     cdef int _chase_pieces[14]
-    cdef int _chase_targets[14]
+    cdef int _chase_targets[98]
+    cdef int _n_targets[14]
     cdef int _n_chasers[2]
     cdef readonly dict _material
     cdef readonly dict _scores
@@ -60,23 +61,23 @@ cdef class Evaluator:
     cdef public int limit
     cdef public double window
 
-    @cython.locals(bb="unsigned long long *", pool="int *", key="long long",
-                   material="long long", piece=int, score=double, remaining=int)
+    @cython.locals(pool="int *", key="long long", digits="long long", piece=int, score=double,
+                   remaining=int)
     cpdef double evaluate(self, Position pos)
 
     @cython.locals(bb="unsigned long long *", pool="int *", entry=_Material, score=double,
                    empty="unsigned long long", colour_bb="unsigned long long *",
                    hidden="unsigned long long", side=int, ours=double, theirs=double,
-                   trapped=double, piece=int)
-    cdef double _score(self, Position pos, long long material)
+                   trapped=double, piece=int, material="long long")
+    cdef double _score(self, Position pos, long long pool_digits)
 
-    @cython.locals(key="long long", piece=int, risks=_Risks, near="unsigned long long",
-                   score=double, index=int, pieces="unsigned long long")
+    @cython.locals(piece=int, risks=_Risks, near="unsigned long long", score=double, index=int,
+                   pieces="unsigned long long")
     cdef double _flip_risk_term(self, unsigned long long *bb, unsigned long long hidden,
-                                int *pool)
+                                int *pool, long long pool_digits)
 
     @cython.locals(score=double, matched=int, colour=int, total=int, found=int, even=int,
                    first=int, index=int, pieces="unsigned long long",
-                   targets="unsigned long long", target_pieces=int, target=int, rings=int,
+                   targets="unsigned long long", first_target=int, target=int, rings=int,
                    steps=int, right=int)
-    cdef double _chase(self, unsigned long long *bb, int side, bint parity)
+    cdef double _chase(self, unsigned long long *bb, int side, bint parity) noexcept

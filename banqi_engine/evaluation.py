@@ -59,10 +59,11 @@ SCORE_CACHE_LIMIT: Final = 200_000
 
 COUNT_RADIX: Final = 6
 """One more than the most pieces of a code (5 Pawns): piece counts and pools read as
-digits of this base make the integer keys of the evaluation's caches."""
-MATERIAL_KEY_SHIFT: Final = 25
-"""The material key (below 6**14 < 2**37) shifted by this stays below 2**62 and XORs
-into the position's hash as the score cache's key."""
+digits of this base (the first piece code the most significant) make the integer keys
+of the evaluation's caches."""
+POOL_KEY_SHIFT: Final = 25
+"""A pool's digits (below 6**14 < 2**37) shifted by this stay below 2**62 and XOR into
+the position's hash as the score cache's key."""
 
 _NOT_FILE_A: Final = ALL_SQUARES & ~FILE_A
 _NOT_FILE_D: Final = ALL_SQUARES & ~FILE_D
@@ -107,8 +108,8 @@ def prey_masks(rules: RuleSet) -> tuple[int, ...]:
 
 
 def material_key(counts: tuple[int, ...]) -> int:
-    """The material cache's key of the piece counts (their digits in ``COUNT_RADIX``, the
-    first piece code the most significant): ``evaluate`` computes the same inline."""
+    """The material cache's key of the piece counts: their digits in ``COUNT_RADIX``
+    (``_score`` computes the same inline)."""
     key = 0
     for count in counts:
         key = key * COUNT_RADIX + count
@@ -187,22 +188,28 @@ class Evaluator:
         """Per colour, each piece that chases something with the enemy pieces it chases:
         those it takes by a step and that cannot take it back."""
         chase_pieces = [0] * NUM_PIECES
-        chase_targets = [0] * NUM_PIECES
+        chase_targets = [0] * (NUM_PIECES * NUM_KINDS)
+        n_targets = [0] * NUM_PIECES
         for colour, chasers in zip(COLOURS, self.chasers, strict=True):
             for index, (piece, target_pieces) in enumerate(chasers):
-                chase_pieces[colour * NUM_KINDS + index] = piece
-                chase_targets[colour * NUM_KINDS + index] = sum(1 << t for t in target_pieces)
+                chaser = colour * NUM_KINDS + index
+                chase_pieces[chaser] = piece
+                n_targets[chaser] = len(target_pieces)
+                for number, target in enumerate(target_pieces):
+                    chase_targets[chaser * NUM_KINDS + number] = target
         self._chase_pieces = chase_pieces
         """``chasers`` flattened: the chasing pieces of a colour from colour * 7 on ..."""
         self._chase_targets = chase_targets
-        """... the pieces each chases, a bit per piece code ..."""
+        """... the pieces chaser i chases from i * 7 on ..."""
+        self._n_targets = n_targets
+        """... how many they are ..."""
         self._n_chasers = [len(chasers) for chasers in self.chasers]
-        """... and how many a colour has."""
+        """... and how many chasers a colour has."""
         self._material: dict[int, _Material] = {}
         """Material entries by ``material_key`` of the piece counts."""
         self._scores: dict[int, float] = {}
-        """Scores before the fade by the position's hash (board and side) XOR its material
-        key shifted by ``MATERIAL_KEY_SHIFT`` (the board and the counts fix the pool)."""
+        """Scores before the fade by the position's hash (board and side) XOR its pool's
+        digits in ``COUNT_RADIX`` shifted by ``POOL_KEY_SHIFT``."""
         self._flip_risk: dict[int, _Risks] = {}
         """Flip risks by the pool's digits in ``COUNT_RADIX``."""
         self.mobility_weight = params.mobility_weight
@@ -274,17 +281,16 @@ class Evaluator:
 
     def evaluate(self, pos: Position) -> float:
         """Score for the side to move (positive is good for it)."""
-        bb = pos.bb
         pool = pos.pool
-        # raw numbers, as each global costs: 14 piece codes, COUNT_RADIX 6, and
-        # MATERIAL_KEY_SHIFT 25 (material_key inline)
-        material = 0
+        # raw numbers, as each global costs: 14 piece codes, COUNT_RADIX 6 and
+        # POOL_KEY_SHIFT 25
+        digits = 0
         for piece in range(14):
-            material = material * 6 + popcount(bb[piece]) + pool[piece]
-        key = pos.hash ^ material << 25
+            digits = digits * 6 + pool[piece]
+        key = pos.hash ^ digits << 25
         cached = self._scores.get(key)
         if cached is None:
-            score = self._score(pos, material)
+            score = self._score(pos, digits)
             if len(self._scores) >= SCORE_CACHE_LIMIT:
                 self._scores.clear()
             self._scores[key] = score
@@ -295,11 +301,14 @@ class Evaluator:
             score *= remaining / self.window
         return score
 
-    def _score(self, pos: Position, material: int) -> float:
-        """The score for the side to move before the no-progress fade (``material``: the
-        ``material_key`` of the position's piece counts)."""
+    def _score(self, pos: Position, pool_digits: int) -> float:
+        """The score for the side to move before the no-progress fade (``pool_digits``: the
+        pool's digits in ``COUNT_RADIX``)."""
         bb = pos.bb
         pool = pos.pool
+        material = 0
+        for piece in range(14):  # material_key inline
+            material = material * 6 + popcount(bb[piece]) + pool[piece]
         entry: _Material | None = self._material.get(material)
         if entry is None:
             counts = [popcount(bb[piece]) + pool[piece] for piece in range(14)]
@@ -313,7 +322,7 @@ class Evaluator:
         hidden = pos.hidden
         side = pos.side
         if hidden and self.flip_risk_weight:
-            score += self._flip_risk_term(bb, hidden, pool)
+            score += self._flip_risk_term(bb, hidden, pool, pool_digits)
         if popcount(hidden) <= self.chase_max_hidden:
             score += self._chase(bb, side, not hidden)
         if side == 1:  # BLACK
@@ -327,14 +336,16 @@ class Evaluator:
             )
         return score
 
-    def _flip_risk_term(self, bb: list[Bitboard], hidden: Bitboard, pool: list[int]) -> float:
-        """Red's minus black's risk of a face-down neighbour turning out an enemy that takes."""
-        key = 0
-        for piece in range(14):  # the pool's digits in COUNT_RADIX
-            key = key * 6 + pool[piece]
-        risks: _Risks | None = self._flip_risk.get(key)
+    def _flip_risk_term(
+        self, bb: list[Bitboard], hidden: Bitboard, pool: list[int], pool_digits: int
+    ) -> float:
+        """Red's minus black's risk of a face-down neighbour turning out an enemy that takes
+        (``pool_digits``: the pool's digits in ``COUNT_RADIX``)."""
+        risks: _Risks | None = self._flip_risk.get(pool_digits)
         if risks is None:
-            risks = self._flip_risk[key] = _Risks(self._risks([pool[piece] for piece in range(14)]))
+            risks = self._flip_risk[pool_digits] = _Risks(
+                self._risks([pool[piece] for piece in range(14)])
+            )
         near = adjacent(hidden)
         score = 0.0
         for index in range(risks.n):
@@ -371,11 +382,9 @@ class Evaluator:
                 if not pieces:
                     continue
                 targets = 0
-                target_pieces = self._chase_targets[index]
-                while target_pieces:
-                    target = low_square(target_pieces)
-                    target_pieces &= target_pieces - 1
-                    targets |= bb[target]
+                first_target = index * 7
+                for target in range(first_target, first_target + self._n_targets[index]):
+                    targets |= bb[self._chase_targets[target]]
                 if not targets:
                     continue
                 while pieces:

@@ -19,7 +19,7 @@ cdef double _NO_ATTACKER
 
 @cython.locals(hits="unsigned long long", cannons="unsigned long long")
 cdef unsigned long long cannon_hits(unsigned long long *bb, int colour,
-                                    unsigned long long occupied)
+                                    unsigned long long occupied) noexcept
 
 
 @cython.locals(bb="unsigned long long *", colour_bb="unsigned long long *",
@@ -35,8 +35,9 @@ cdef unsigned long long cannon_hits(unsigned long long *bb, int colour,
                cheapest_kind=int, enemies="unsigned long long", other=int, gain=double,
                friends="unsigned long long", friend=int)
 cdef (double, double, double) threat_terms(Position pos, RuleTables tables, int *step_prey,
-                                           double *values)
+                                           double *values) noexcept
 
 
 @cython.locals(near="unsigned long long", enemy=int, masks="unsigned long long[7]")
-cdef bint _trapped(Position pos, RuleTables tables, int square, int kind, unsigned long long hits)
+cdef bint _trapped(Position pos, RuleTables tables, int square, int kind,
+                   unsigned long long hits) noexcept

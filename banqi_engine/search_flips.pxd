@@ -36,7 +36,7 @@ cdef class FlipChoice:
 
     @cython.locals(face_up="unsigned long long", occupied="unsigned long long", jump=bint,
                    hidden="unsigned long long", n=int, q=int, square=int)
-    cdef int split_into(self, Position pos, int *interacting, int *quiet, int *n_quiet)
+    cdef int split_into(self, Position pos, int *interacting, int *quiet, int *n_quiet) noexcept
 
     @cython.locals(n=int, buffer="int[32]", i=int, kept=int)
     cpdef list ranked(self, Position pos, long long pool_key, list squares)
@@ -53,4 +53,4 @@ cdef class FlipChoice:
     cdef _Gains _gains(self, Position pos, long long pool_key)
 
 
-cdef bint _jump_contact(int square, unsigned long long occupied, unsigned long long face_up)
+cdef bint _jump_contact(int square, unsigned long long occupied, unsigned long long face_up) noexcept
