@@ -18,6 +18,7 @@ The rules:
 - ``layout``: the hidden layout, which piece lies under each face-down square.
 - ``perft``: leaf counts of the game tree, to check move generation.
 - ``two_ply_count``: perft 2 counted without making any move.
+- ``bits``: the hot loops' bit tricks (lowest square, square count); C versions in ``cbits.pxd``.
 - ``errors``: ``RulesInputError`` (``PositionError``, ``MoveError``, ``RulesError``), bad
   input to the rules.
 

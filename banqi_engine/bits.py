@@ -12,6 +12,5 @@ def low_square(squares: Bitboard) -> Square:
     return (squares & -squares).bit_length() - 1
 
 
-def popcount(squares: Bitboard) -> int:
-    """How many squares a bitboard holds."""
-    return squares.bit_count()
+popcount = int.bit_count
+"""How many squares a bitboard holds (int.bit_count itself: no Python call around it)."""

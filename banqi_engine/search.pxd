@@ -62,8 +62,8 @@ cdef class Searcher:
                    saved_key="long long", bound=double, uppers=list, probed=double, acc=double,
                    rest=double, rest_up=double, piece=int, count=int, p=double, low=double,
                    high=double, value=double, have_result=bint, result=double)
-    cdef double _chance(self, int move, int depth, double alpha, double beta, int ply,
-                        int ext) except? -1e300
+    cpdef double _chance(self, int move, int depth, double alpha, double beta, int ply,
+                         int ext) except? -1e300
 
     @cython.locals(pos=Position, pool="int *", total=int, saved_key="long long", top=int,
                    bound=double,
