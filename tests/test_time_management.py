@@ -8,11 +8,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from game_drivers import play_shown
 
+from banqi_engine import search_player
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
 from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED
@@ -274,6 +275,25 @@ class Planned(Exception):
     """The search was given its budget: the move need not be searched."""
 
 
+class PlanningSearcher:
+    """A searcher that keeps the budget each search is given, then stops with Planned
+    (the engine's ``Searcher`` is a C-level class in the compiled build: its methods cannot
+    be patched, so the player is given this one in its place)."""
+
+    given: ClassVar[list[TimeBudget]] = []
+
+    def __init__(self, *args: Any) -> None:
+        self.real = Searcher(*args)
+        self.rules = self.real.rules
+
+    def prepare_tables(self, pos: Position, seconds: float) -> bool:
+        return self.real.prepare_tables(pos, seconds)
+
+    def search(self, pos: Position, rng: random.Random, **options: Any) -> None:
+        self.given.append(options["budget"])
+        raise Planned
+
+
 @pytest.mark.parametrize("remaining_ms", [5_000, 10_000, 30_000, 60_000, 300_000])
 def test_the_engine_never_plans_more_than_the_documented_share_of_its_clock(
     remaining_ms: int, monkeypatch: pytest.MonkeyPatch
@@ -285,12 +305,8 @@ def test_the_engine_never_plans_more_than_the_documented_share_of_its_clock(
     assert found is not None
     share = int(found.group(1)) / 100
     given: list[TimeBudget] = []
-
-    def planned(self: Searcher, pos: Position, rng: random.Random, **options: Any) -> None:
-        given.append(options["budget"])
-        raise Planned
-
-    monkeypatch.setattr(Searcher, "search", planned)
+    monkeypatch.setattr(PlanningSearcher, "given", given)
+    monkeypatch.setattr(search_player, "Searcher", PlanningSearcher)
     seconds = remaining_ms / 1000
     for text in (*FEW_PIECES, MIDGAME):
         player = SearchPlayer(OLYMPIAD, 0)
