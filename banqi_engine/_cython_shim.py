@@ -9,7 +9,7 @@ Cython is needed to build, not to run: every core module imports ``cython`` as
 
 Compiled, Cython reads those names itself; run as Python with Cython installed, the real
 ``cython`` module (Cython's ``Shadow``) answers; without it, this one does, the same way:
-the decorators return what they decorate, a C type converts its argument like its Python
+the decorators return what they decorate, a C type converts its argument to its Python
 type (``cython.int(2.5) == 2``, no overflow), ``cython.int[32]`` is an array type whose
 value is a list, and ``declare(t, value)`` is ``cast(t, value)``.
 """
@@ -43,13 +43,16 @@ def exceptval(value: object = None, *, check: bool = True) -> Callable[[_T], _T]
 
 
 class CType:
-    """A C scalar type: calling it converts like its Python type; ``t[n]`` is an array of n."""
+    """A C scalar type: calling it converts a value to its Python type (one already of
+    that type is kept as it is, as Cython's own module does); ``t[n]`` is an array of n."""
 
-    def __init__(self, name: str, python_type: Callable[[Any], Any]) -> None:
+    def __init__(self, name: str, python_type: type | None) -> None:
         self.name = name
         self.python_type = python_type
 
     def __call__(self, value: Any = 0) -> Any:
+        if self.python_type is None or isinstance(value, self.python_type):
+            return None if self.python_type is None else value
         return self.python_type(value)
 
     def __getitem__(self, length: builtins.int) -> "ArrayType":
@@ -60,7 +63,8 @@ class CType:
 
 
 class ArrayType:
-    """A C array type: its value is a list of ``length`` items (zeros unless given)."""
+    """A C array type: its value is a list of ``length`` items, each None until set (a C
+    array is not initialised either)."""
 
     def __init__(self, item: CType, length: builtins.int) -> None:
         self.item = item
@@ -68,15 +72,11 @@ class ArrayType:
 
     def __call__(self, values: Iterable[Any] | None = None) -> list[Any]:
         if values is None:
-            return [self.item() for _ in range(self.length)]
+            return [None] * self.length
         return [self.item(value) for value in values]
 
     def __repr__(self) -> str:
         return f"{self.item.name}[{self.length}]"
-
-
-def _none(value: object = None) -> None:
-    return None
 
 
 int = CType("int", builtins.int)
@@ -95,7 +95,7 @@ size_t = CType("size_t", builtins.int)
 float = CType("float", builtins.float)
 double = CType("double", builtins.float)
 bint = CType("bint", builtins.bool)
-void = CType("void", _none)
+void = CType("void", None)
 
 
 def cast(type_: object, value: Any) -> Any:
@@ -107,8 +107,8 @@ _UNSET: Final = object()
 
 
 def declare(type_: object = None, value: Any = _UNSET, **types: object) -> Any:
-    """``cython.declare(t, value)``: ``value`` cast to ``t``; an array type's zeros with no
-    value; None for other types or keyword declarations."""
+    """``cython.declare(t, value)``: ``value`` cast to ``t``; with no value, an array's
+    unset items, or None for other types and for keyword declarations."""
     if value is not _UNSET:
         return cast(type_, value)
     return type_() if isinstance(type_, ArrayType) else None

@@ -154,3 +154,48 @@ def test_the_import_pattern_compiles_and_runs_pure_with_or_without_cython(
     shimmed = _load("core_pattern_shim", tmp_path / "core_pattern.py")
     assert shimmed.cython.__name__ == "banqi_engine._cython_shim"
     assert _answers(shimmed) == (False, 45, 5.0)
+
+
+SHIM_TYPES = [
+    "int",
+    "uint",
+    "char",
+    "schar",
+    "uchar",
+    "short",
+    "ushort",
+    "long",
+    "ulong",
+    "longlong",
+    "ulonglong",
+    "Py_ssize_t",
+    "size_t",
+    "float",
+    "double",
+    "bint",
+]
+
+
+def test_the_shim_answers_as_cythons_own_module() -> None:
+    """Run as Python, a core module sees the shim where Cython is not installed and
+    Cython's ``cython`` where it is: the same names, the same values."""
+    import cython
+
+    from banqi_engine import _cython_shim as shim
+
+    assert shim.compiled is cython.compiled is False
+    for name in SHIM_TYPES:
+        ours, theirs = getattr(shim, name), getattr(cython, name)
+        for value in (0, 7, 2.75, True):
+            assert shim.cast(ours, value) == cython.cast(theirs, value), (name, value)
+            assert type(shim.cast(ours, value)) is type(cython.cast(theirs, value))
+            assert shim.declare(ours, value) == cython.declare(theirs, value)
+        assert shim.declare(ours) is cython.declare(theirs) is None
+        set_array, unset_array = cython.declare(theirs[3], [1, 2, 3]), cython.declare(theirs[3])
+        assert shim.declare(ours[3], [1, 2, 3]) == [set_array[i] for i in range(3)], name
+        assert shim.declare(ours[3]) == [unset_array[i] for i in range(3)], name
+    for decorator in ("cclass", "cfunc", "ccall", "inline", "final"):
+        assert getattr(shim, decorator)(len) is getattr(cython, decorator)(len) is len
+    assert shim.locals(x=shim.int)(len) is cython.locals(x=cython.int)(len) is len
+    assert shim.exceptval(-1, check=False)(len) is cython.exceptval(-1, check=False)(len) is len
+    assert shim.cast(object, "x") == cython.cast(object, "x")
