@@ -32,6 +32,10 @@ COMPILER_DIRECTIVES = {
     "boundscheck": False,
     "wraparound": False,
     "cdivision": True,
+    # Untyped locals stay Python objects, as in CPython: Cython 3.3's inference of builtin
+    # types broke `bytearray_local[i::8] = some_bytes` (TypeError, endgame_bits). A local
+    # that needs a C type says so (`x: cython.int`, `@cython.locals`).
+    "infer_types": False,
 }
 COMPILE_ARGS = [
     "-ffp-contract=off",  # no fused multiply-add: floating point as CPython computes it

@@ -67,7 +67,7 @@ def _pure_requested(environ: Mapping[str, str]) -> bool:
     return value == "1"
 
 
-def built_extensions(package_dir: Path) -> list[Path]:
+def _built_extensions(package_dir: Path) -> list[Path]:
     """The extensions of core modules in ``package_dir`` that this Python can import."""
     return [
         package_dir / f"{name}{suffix}"
@@ -90,7 +90,7 @@ def choose_core(package_dir: Path, environ: Mapping[str, str]) -> CoreBuild:
     """The core to run from ``package_dir`` (``banqi_engine``'s folder) under ``environ``."""
     if _pure_requested(environ):
         return CoreBuild(None, PURE_REQUESTED)
-    extensions = built_extensions(package_dir)
+    extensions = _built_extensions(package_dir)
     if not extensions:
         return CoreBuild(None, NOT_BUILT)
     cython = _stamped_cython(package_dir) if len(extensions) == len(CORE_MODULES) else None
