@@ -38,4 +38,12 @@ The players and the search:
 - ``endgame_bits``: sets of endgame positions as Python ints, one bit per placement.
 - ``time_manager``: a soft target and a hard limit for each move from the clock.
 - ``speed_bench``: perft and search speed on one fixed list of positions.
+
+The build:
+
+- ``core_modules``: the modules of the compiled core, and the stamp of what it was built from.
+- ``core_build``: which core runs, compiled or pure Python (``BANQI_PURE=1``), and why.
 """
+
+# Chosen before any core module is imported: the import hook for a pure core must come first.
+from .core_build import CORE_BUILD as CORE_BUILD

@@ -26,6 +26,7 @@ from banqi_engine.time_manager import (
     HARD_SHARE,
     MAX_HARD_SECONDS,
     MAX_SOFT_SECONDS,
+    MIN_USED_SECONDS,
     OVERHEAD_SECONDS,
     PER_MOVE_SHARE,
     ClockPlayer,
@@ -101,6 +102,18 @@ def test_a_per_move_limit_is_noticed_and_a_clock_is_not() -> None:
     # a move that used almost nothing tells nothing
     manager.record(100, 2, 0.0)
     assert manager.budget(100, pos, 4) == clock_budget(100, pos)
+
+
+def test_a_fast_engine_notices_a_per_move_limit_over_a_few_moves() -> None:
+    pos = parse_position(MIDGAME)
+    manager = TimeManager()
+    manager.record(300, 0, MIN_USED_SECONDS * 0.6)
+    assert manager.budget(300, pos, 2) == clock_budget(300, pos)
+    manager.record(300, 2, MIN_USED_SECONDS * 0.6)
+    assert manager.budget(300, pos, 4) == per_move_budget(300)
+    # a real clock drops once the moves' time adds up: the clock rule again
+    manager.record(300, 4, MIN_USED_SECONDS * 0.6)
+    assert manager.budget(297, pos, 6) == clock_budget(297, pos)
 
 
 def test_instability_gives_more_time_and_stability_less() -> None:
