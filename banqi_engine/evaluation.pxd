@@ -13,6 +13,7 @@ cdef unsigned long long _NOT_FILE_D
 cdef unsigned long long _RING_MASKS[192]
 cdef int _RING_BONUS[6]
 cdef int _RING_EVEN[6]
+cdef long long FILLED
 
 
 cdef inline int _step_pairs(unsigned long long pieces, unsigned long long targets) noexcept
@@ -47,7 +48,9 @@ cdef class Evaluator:
     cdef int _n_targets[14]
     cdef int _n_chasers[2]
     cdef readonly dict _material
-    cdef readonly dict _scores
+    cdef long long _score_mask
+    cdef long long[::1] _score_keys
+    cdef double[::1] _score_values
     cdef readonly dict _flip_risk
     cdef public double mobility_weight
     cdef public double chase_weight
@@ -61,8 +64,8 @@ cdef class Evaluator:
     cdef public int limit
     cdef public double window
 
-    @cython.locals(pool="int *", key="long long", digits="long long", piece=int, score=double,
-                   remaining=int)
+    @cython.locals(pool="int *", key="long long", slot="long long", digits="long long",
+                   piece=int, score=double, remaining=int)
     cpdef double evaluate(self, Position pos)
 
     @cython.locals(bb="unsigned long long *", pool="int *", entry=_Material, score=double,

@@ -19,6 +19,7 @@ distance has the parity that lets the chaser catch it. The score fades to 0 over
 the last plies before the no-progress draw, for the side ahead and behind alike.
 """
 
+from array import array
 from typing import Final
 
 from cython import compiled
@@ -54,8 +55,10 @@ worth twice the next, as every higher order preys on a piece."""
 FULL_COUNT: Final = sum(FULL_POOL)
 """Pieces on the board at the start (the screens a jumping cannon may use)."""
 
-SCORE_CACHE_LIMIT: Final = 200_000
-"""The score cache is emptied when it holds this many positions."""
+SCORE_CACHE_BITS: Final = 18
+"""The score cache has ``2 ** SCORE_CACHE_BITS`` slots (4 MiB: a key and a score each)."""
+FILLED: Final = 1 << 62
+"""Set in a stored score cache key (keys are below it), so that an empty slot matches none."""
 
 COUNT_RADIX: Final = 6
 """One more than the most pieces of a code (5 Pawns): piece counts and pools read as
@@ -207,9 +210,14 @@ class Evaluator:
         """... and how many chasers a colour has."""
         self._material: dict[int, _Material] = {}
         """Material entries by ``material_key`` of the piece counts."""
-        self._scores: dict[int, float] = {}
-        """Scores before the fade by the position's hash (board and side) XOR its pool's
-        digits in ``COUNT_RADIX`` shifted by ``POOL_KEY_SHIFT``."""
+        slots = 1 << SCORE_CACHE_BITS
+        self._score_mask = slots - 1
+        self._score_keys = array("q", bytes(8 * slots))
+        """The score cache: in the slot of a key's low bits, the key (with ``FILLED``) and the
+        score before the fade; the key is the position's hash (board and side) XOR its
+        pool's digits in ``COUNT_RADIX`` shifted by ``POOL_KEY_SHIFT``. A store replaces
+        what its slot held."""
+        self._score_values = array("d", bytes(8 * slots))
         self._flip_risk: dict[int, _Risks] = {}
         """Flip risks by the pool's digits in ``COUNT_RADIX``."""
         self.mobility_weight = params.mobility_weight
@@ -287,15 +295,14 @@ class Evaluator:
         digits = 0
         for piece in range(14):
             digits = digits * 6 + pool[piece]
-        key = pos.hash ^ digits << 25
-        cached = self._scores.get(key)
-        if cached is None:
-            score = self._score(pos, digits)
-            if len(self._scores) >= SCORE_CACHE_LIMIT:
-                self._scores.clear()
-            self._scores[key] = score
+        key = (pos.hash ^ digits << 25) | FILLED
+        slot = key & self._score_mask
+        if self._score_keys[slot] == key:
+            score = self._score_values[slot]
         else:
-            score = cached
+            score = self._score(pos, digits)
+            self._score_keys[slot] = key
+            self._score_values[slot] = score
         remaining = self.limit - pos.no_progress
         if remaining < self.window:
             score *= remaining / self.window
