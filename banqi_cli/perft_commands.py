@@ -3,8 +3,11 @@
 from collections.abc import Callable, Iterable
 
 import click
+from click.core import ParameterSource
 
+from banqi_engine.core_build import CORE_BUILD
 from banqi_engine.errors import RulesInputError
+from banqi_engine.notation import format_move
 from banqi_engine.perft import divide, perft
 from banqi_engine.position import parse_position
 from banqi_engine.rules import RuleSet
@@ -14,7 +17,6 @@ from banqi_engine.speed_bench import (
     BenchRow,
     bench_perft,
     bench_search,
-    engine_build,
 )
 
 from .game_options import rules_option
@@ -70,6 +72,20 @@ def _perft_line(row: BenchRow) -> tuple[str, int, float]:
     return line, row.leaves, row.seconds
 
 
+MAX_BENCH_NODES = 100_000_000
+"""The most ``banqi bench search --nodes`` allows per position."""
+
+
+def _nodes_line(entry: BenchPosition, result: SearchResult) -> str:
+    """A fixed-node search's line: its move, its score in full, depth and nodes (what two
+    builds of the engine must agree on) and its time."""
+    return (
+        f"{entry.rules:<22} move {format_move(result.move):<8} score {result.score!r:<22} "
+        f"depth {result.depth:>2} {result.nodes:>9,} nodes {result.seconds:6.2f}s  "
+        f"{entry.position}"
+    )
+
+
 def _search_line(entry: BenchPosition, result: SearchResult) -> tuple[str, int, float]:
     """A search benchmark's line, its nodes and its seconds."""
     line = (
@@ -94,18 +110,34 @@ def bench_perft_command(seconds: float) -> None:
     total_leaves, total_time = _echo_totals(rows)
     click.echo(
         f"total {total_leaves:,} leaves in {total_time:.2f} CPU seconds: "
-        f"{total_leaves / total_time:,.0f} leaves/s ({engine_build()})"
+        f"{total_leaves / total_time:,.0f} leaves/s ({CORE_BUILD.description})"
     )
 
 
 @bench.command("search")
 @seconds_option(0.01, 2.0, "Search time per position.")
-def bench_search_command(seconds: float) -> None:
+@click.option(
+    "--nodes",
+    type=click.IntRange(1, MAX_BENCH_NODES),
+    default=None,
+    help="Search each position to this many nodes instead, with no clock, and print its "
+    "move and score in full: two builds of the engine print the same lines but for the time.",
+)
+@click.pass_context
+def bench_search_command(ctx: click.Context, seconds: float, nodes: int | None) -> None:
     """Nodes per second and depth reached by the search on fixed positions, and a total
     (which also says whether the engine runs compiled or as pure Python)."""
-    rows = (_search_line(entry, result) for entry, result in bench_search(seconds))
+    if nodes is not None and ctx.get_parameter_source("seconds") == ParameterSource.COMMANDLINE:
+        raise click.UsageError("--seconds and --nodes exclude each other: give one")
+    results = bench_search(None if nodes else seconds, nodes)
+    if nodes is None:
+        rows = (_search_line(entry, result) for entry, result in results)
+    else:
+        rows = (
+            (_nodes_line(entry, result), result.nodes, result.seconds) for entry, result in results
+        )
     total_nodes, total_time = _echo_totals(rows)
     click.echo(
         f"total {total_nodes:,} nodes in {total_time:.2f}s: "
-        f"{total_nodes / total_time:,.0f} nodes/s ({engine_build()})"
+        f"{total_nodes / total_time:,.0f} nodes/s ({CORE_BUILD.description})"
     )

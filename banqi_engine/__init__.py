@@ -18,6 +18,7 @@ The rules:
 - ``layout``: the hidden layout, which piece lies under each face-down square.
 - ``perft``: leaf counts of the game tree, to check move generation.
 - ``two_ply_count``: perft 2 counted without making any move.
+- ``bits``: the hot loops' bit tricks (lowest square, square count); C versions in ``cbits.pxd``.
 - ``errors``: ``RulesInputError`` (``PositionError``, ``MoveError``, ``RulesError``), bad
   input to the rules.
 
@@ -37,4 +38,12 @@ The players and the search:
 - ``endgame_bits``: sets of endgame positions as Python ints, one bit per placement.
 - ``time_manager``: a soft target and a hard limit for each move from the clock.
 - ``speed_bench``: perft and search speed on one fixed list of positions.
+
+The build:
+
+- ``core_modules``: the modules of the compiled core, and the stamp of what it was built from.
+- ``core_build``: which core runs, compiled or pure Python (``BANQI_PURE=1``), and why.
 """
+
+# Chosen before any core module is imported: the import hook for a pure core must come first.
+from .core_build import CORE_BUILD as CORE_BUILD

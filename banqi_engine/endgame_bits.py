@@ -1,3 +1,5 @@
+# cython: infer_types=False
+# (compiled as plain Python: its bytearray slices must stay Python objects)
 """Sets of endgame positions as Python ints, one bit per placement of a material's pieces.
 
 A material of ``n`` pieces has ``n`` slots; a placement is the square of each slot and

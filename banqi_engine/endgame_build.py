@@ -1,3 +1,5 @@
+# cython: infer_types=False
+# (compiled as plain Python: its bytearray slices must stay Python objects)
 """Retrograde analysis of one material on sets of placements (see ``endgame_bits``).
 
 A material is the sorted tuple of its piece codes; slot ``i`` holds piece

@@ -6,15 +6,28 @@ material: it is not protected (no own piece could take the attacker back on its
 square), or the cheapest attacker is worth less than it. The side to move can cash
 its best threat; the opponent's best threat only costs the side to move a tempo,
 unless the threatened piece is trapped: no empty neighbour out of the enemy's reach.
+
+In the compiled build these are C functions (``evaluation_tactics.pxd``) that the
+evaluation cimports; the pure build calls them as Python functions.
 """
 
-from .movegen_tables import RuleTables, adjacent, cannon_lines, prey_masks, threat_masks
+from cython import compiled
+
 from .pieces import CANNON
-from .position import Position
 from .squares import ALL_SQUARES, FILE_A, FILE_D, NEIGHBOUR_MASKS, Bitboard
 
+if not compiled:  # the compiled build cimports these in the .pxd (C calls)
+    from .bits import low_square
+    from .movegen_tables import RuleTables, adjacent, cannon_jumps, prey_into, threat_into
+    from .position import Position
+
+# Module-level numbers the hot code reads (C variables in the compiled build):
 _NOT_FILE_A = ALL_SQUARES & ~FILE_A
 _NOT_FILE_D = ALL_SQUARES & ~FILE_D
+_CANNON = CANNON
+_ALL_SQUARES = ALL_SQUARES
+_NEIGHBOURS = list(NEIGHBOUR_MASKS)
+"""NEIGHBOUR_MASKS (a C array in the compiled build)."""
 _NO_ATTACKER = float("inf")
 
 # Runs at every leaf of the search: squares and pieces use raw arithmetic (``* 7``).
@@ -23,31 +36,32 @@ _NO_ATTACKER = float("inf")
 def cannon_hits(bb: list[Bitboard], colour: int, occupied: Bitboard) -> Bitboard:
     """Squares the jumping cannons of ``colour`` land on over exactly one screen."""
     hits = 0
-    cannons = bb[colour * 7 + CANNON]
+    cannons = bb[colour * 7 + _CANNON]
     while cannons:
-        low = cannons & -cannons
-        cannons ^= low
-        hits |= cannon_lines(low.bit_length() - 1, occupied)[0]
+        hits |= cannon_jumps(low_square(cannons), occupied)
+        cannons &= cannons - 1
     return hits
 
 
 def threat_terms(
     pos: Position,
     tables: RuleTables,
-    step_prey: tuple[int, ...],
-    values: tuple[list[float], list[float]],
+    step_prey: list[int],
+    values: list[float],
 ) -> tuple[float, float, float]:
     """For the side to move: the best gain it threatens, the best gain the opponent
     threatens, and the gains of its own threatened pieces that have no safe square.
 
-    ``step_prey``: per kind, the mask (bit per kind) of the kinds it takes by a step.
+    ``step_prey``: per kind, the mask (bit per kind) of the kinds it takes by a step;
+    ``values``: the value of each piece code (red's kinds, then black's).
     """
     bb = pos.bb
     colour_bb = pos.colour_bb
-    red, black = colour_bb
+    red = colour_bb[0]
+    black = colour_bb[1]
     red_hits = black_hits = 0
-    if tables.jump and (bb[CANNON] or bb[7 + CANNON]):
-        occupied = ~pos.empty
+    if tables.jump and (bb[_CANNON] or bb[7 + _CANNON]):
+        occupied = _ALL_SQUARES & ~pos.empty
         red_hits = cannon_hits(bb, 0, occupied)
         black_hits = cannon_hits(bb, 1, occupied)
     near_red = (red << 4 | red >> 4 | (red & _NOT_FILE_D) << 1 | (red & _NOT_FILE_A) >> 1) & black
@@ -56,56 +70,58 @@ def threat_terms(
     ) & red
     if not (near_red or red_hits & black or near_black or black_hits & red):
         return 0.0, 0.0, 0.0
-    hits = (red_hits, black_hits)
-    contacts = (near_black | black_hits & red, near_red | red_hits & black)
     board = pos.board
     side = pos.side
-    result = [0.0, 0.0]
+    ours = theirs = 0.0
     trapped = 0.0
-    for defender in (side ^ 1, side):
-        contact = contacts[defender]
+    for turn in range(2):
+        defender = side ^ 1 ^ turn  # the side to move's threats first
+        if defender:
+            contact = near_red | red_hits & black
+            att_hits = red_hits
+            def_hits = black_hits
+        else:
+            contact = near_black | black_hits & red
+            att_hits = black_hits
+            def_hits = red_hits
         if not contact:
             continue
         attacker = defender ^ 1
         att_bb = colour_bb[attacker]
         def_bb = colour_bb[defender]
-        att_hits = hits[attacker]
-        att_values = values[attacker]
-        def_values = values[defender]
         att_base = attacker * 7
         def_base = defender * 7
         best = 0.0
         while contact:
+            square = low_square(contact)
             low = contact & -contact
             contact ^= low
-            square = low.bit_length() - 1
-            near = NEIGHBOUR_MASKS[square]
+            near = _NEIGHBOURS[square]
             kind = board[square] - def_base
-            value = def_values[kind]
+            value = values[def_base + kind]
             cheapest = _NO_ATTACKER
             cheapest_kind = -1
             if low & att_hits:
-                cheapest = att_values[CANNON]
-                cheapest_kind = CANNON
+                cheapest = values[att_base + _CANNON]
+                cheapest_kind = _CANNON
             enemies = near & att_bb
             while enemies:
-                one = enemies & -enemies
-                enemies ^= one
-                other = board[one.bit_length() - 1] - att_base
-                if step_prey[other] >> kind & 1 and att_values[other] < cheapest:
-                    cheapest = att_values[other]
+                other = board[low_square(enemies)] - att_base
+                enemies &= enemies - 1
+                if step_prey[other] >> kind & 1 and values[att_base + other] < cheapest:
+                    cheapest = values[att_base + other]
                     cheapest_kind = other
             if cheapest_kind < 0:
                 continue
             gain = value
-            if low & hits[defender]:
+            if low & def_hits:
                 gain -= cheapest
             else:
                 friends = near & def_bb
                 while friends:
-                    one = friends & -friends
-                    friends ^= one
-                    if step_prey[board[one.bit_length() - 1] - def_base] >> cheapest_kind & 1:
+                    friend = board[low_square(friends)] - def_base
+                    friends &= friends - 1
+                    if step_prey[friend] >> cheapest_kind & 1:
                         gain -= cheapest
                         break
             if gain <= 0:
@@ -114,17 +130,21 @@ def threat_terms(
                 best = gain
             if defender == side and _trapped(pos, tables, square, kind, att_hits):
                 trapped += gain
-        result[defender] = best
-    return result[side ^ 1], result[side], trapped
+        if defender == side:
+            theirs = best
+        else:
+            ours = best
+    return ours, theirs, trapped
 
 
 def _trapped(pos: Position, tables: RuleTables, square: int, kind: int, hits: Bitboard) -> bool:
     """Whether the piece on ``square`` has no empty neighbour out of the enemy's reach
     (``hits``: the enemy cannons' jump squares) and no enemy neighbour to take."""
-    bb = pos.bb
-    near = NEIGHBOUR_MASKS[square]
+    near = _NEIGHBOURS[square]
     enemy = (pos.side ^ 1) * 7
-    if near & prey_masks(bb, enemy, tables)[kind]:
+    masks = [0] * 7  # a C array in the compiled build
+    prey_into(pos.bb, enemy, tables, masks)
+    if near & masks[kind]:
         return False
-    steppers = threat_masks(bb, enemy, tables)[kind]
-    return not near & pos.empty & ~(adjacent(steppers) | hits)
+    threat_into(pos.bb, enemy, tables, masks)
+    return not near & pos.empty & ~(adjacent(masks[kind]) | hits)

@@ -5,120 +5,164 @@ move onto a face-down piece (where the rule set allows it) is a step whose ``to`
 face down. Generation works on the bitboards of a ``Position`` with the tables of
 ``movegen_tables``. ``count_leaves`` is perft 1: it counts the moves without
 generating them, each flip once per piece type face down.
+
+In the compiled build (``movegen.pxd``) the search and perft call ``generate_into``,
+``count_leaves_with``, ``moves_of`` and ``make_child`` at C level, with a rule set's
+``RuleTables``; ``generate_moves`` and ``generate_captures`` are its list-returning
+wrappers for plain-Python callers.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableSequence, Sequence
+from typing import Final
 
-from .movegen_tables import (
-    RuleTables,
-    adjacent,
-    adjacent_pairs,
-    cannon_lines,
-    prey_masks,
-    rule_tables,
-)
+from cython import compiled
+
 from .moves import Move
-from .pieces import CANNON, HIDDEN, UNDECIDED, Colour, Piece
-from .position import Position
+from .pieces import HIDDEN, Colour, Piece
 from .rules import RuleSet, takes_revealed
 from .squares import NEIGHBOUR_MASKS, Bitboard, Square
 
+if not compiled:  # the compiled build cimports these in the .pxd (C calls)
+    from .bits import low_square, popcount
+    from .movegen_tables import (
+        RuleTables,
+        adjacent,
+        adjacent_pairs,
+        cannon_jumps,
+        cannon_slide_count,
+        cannon_slides,
+        prey_into,
+        rule_tables,
+    )
+    from .position import Position
+
 # Everything here runs for every node of perft and the search, so squares, pieces and
-# moves are computed with raw arithmetic (``<< 5``, ``* 33``, ``* 7``, ``14``) rather
-# than the helpers of ``squares``, ``pieces`` and ``moves``: function calls and global
-# lookups cost measurably in CPython's inner loops.
+# moves are computed with raw arithmetic (``<< 5``, ``* 33``, ``* 7``, ``14``; kind 5
+# the Cannon; side 2 undecided) rather than the helpers of ``squares``, ``pieces`` and
+# ``moves``: function calls and global lookups cost measurably in CPython's inner loops.
+
+MOVE_BUFFER: Final = 256
+"""The moves a buffer for ``generate_into`` must have room for."""
+_QUIET_START = 64
+"""Where ``generate_into`` puts the quiet moves until the captures are all in: a side
+has at most 16 pieces, each with at most 4 captures."""
+_NEAR = NEIGHBOUR_MASKS
+"""NEIGHBOUR_MASKS (a C array in the compiled build)."""
 
 
-def generate_moves(pos: Position, rules: RuleSet) -> list[Move]:
-    """Every legal action of the side to move: captures, then moves, then moves onto
-    face-down pieces, then flips."""
-    return _generate(pos, rules, quiet_too=True)
-
-
-def generate_captures(pos: Position, rules: RuleSet) -> list[Move]:
-    """The captures of the side to move (for a capture search)."""
-    return _generate(pos, rules, quiet_too=False)
-
-
-def jump_targets(square: Square, occupied: Bitboard) -> Bitboard:
-    """Squares a jumping cannon on ``square`` could land on over exactly one screen,
-    whatever stands there (``occupied``: the occupied squares, e.g. ``~pos.empty``)."""
-    return cannon_lines(square, occupied)[0]
-
-
-def _generate(pos: Position, rules: RuleSet, quiet_too: bool) -> list[Move]:
-    captures: list[Move] = []
-    quiet: list[Move] = []
+def generate_into(
+    pos: Position, tables: RuleTables, quiet_too: bool, out: MutableSequence[Move]
+) -> int:
+    """Write the legal actions of the side to move into ``out`` (room for
+    ``MOVE_BUFFER``), returning how many: the captures, then (if ``quiet_too``) the
+    moves, the moves onto face-down pieces and the flips."""
+    n = 0
+    q = _QUIET_START
     side = pos.side
-    if side != UNDECIDED:
-        tables = rule_tables(rules)
+    empty = pos.empty
+    if side != 2:
         jump = tables.jump
         slide = tables.slide
         enemy_bb = pos.colour_bb[side ^ 1]
-        empty = pos.empty
         bb = pos.bb
-        prey = prey_masks(bb, (side ^ 1) * 7, tables)
+        if not compiled:
+            prey = [0] * 7
+        prey_into(bb, (side ^ 1) * 7, tables, prey)
         for kind in range(7):
             pieces = bb[side * 7 + kind]
             if not pieces:
                 continue
             capturable = prey[kind]
-            special = kind == CANNON and (jump or slide)
+            special = kind == 5 and (jump or slide)
             while pieces:
-                low = pieces & -pieces
-                square = low.bit_length() - 1
-                pieces ^= low
+                square = low_square(pieces)
+                pieces &= pieces - 1
                 base = square << 5
-                near = NEIGHBOUR_MASKS[square]
+                near = _NEAR[square]
                 hits = near & capturable
                 steps = near & empty
                 if special:
-                    jumps, slides, _, _ = cannon_lines(square, ~empty)
                     if jump:
-                        hits |= jumps & enemy_bb
+                        hits |= cannon_jumps(square, ~empty) & enemy_bb
                     if slide:
-                        steps = slides
+                        steps = cannon_slides(square, ~empty)
                 while hits:
-                    low = hits & -hits
-                    captures.append(base | (low.bit_length() - 1))
-                    hits ^= low
+                    out[n] = base | low_square(hits)
+                    n += 1
+                    hits &= hits - 1
                 if not quiet_too:
                     continue
                 while steps:
-                    low = steps & -steps
-                    quiet.append(base | (low.bit_length() - 1))
-                    steps ^= low
+                    out[q] = base | low_square(steps)
+                    q += 1
+                    steps &= steps - 1
     if not quiet_too:
-        return captures
+        return n
     hidden = pos.hidden
-    if hidden and side != UNDECIDED and rule_tables(rules).onto_hidden:
-        quiet += _reveal_moves(pos, side, rule_tables(rules).jump)
+    if hidden and side != 2 and tables.onto_hidden:
+        # The moves of the side's face-up pieces onto adjacent face-down pieces (none
+        # of a cannon that captures only by jumping).
+        movers = pos.colour_bb[side]
+        if tables.jump:
+            movers &= ~pos.bb[side * 7 + 5]
+        movers &= adjacent(hidden)
+        while movers:
+            square = low_square(movers)
+            movers &= movers - 1
+            targets = _NEAR[square] & hidden
+            while targets:
+                out[q] = square << 5 | low_square(targets)
+                q += 1
+                targets &= targets - 1
     while hidden:
-        low = hidden & -hidden
-        hidden ^= low
-        quiet.append((low.bit_length() - 1) * 33)
-    return captures + quiet
+        out[q] = low_square(hidden) * 33
+        q += 1
+        hidden &= hidden - 1
+    if not compiled:  # the same as the loop below, at the speed of plain Python
+        out[n : n + q - _QUIET_START] = out[_QUIET_START:q]
+        return n + q - _QUIET_START
+    for i in range(_QUIET_START, q):  # the quiet moves after the captures
+        out[n] = out[i]
+        n += 1
+    return n
 
 
-def _reveal_moves(pos: Position, side: Colour, jump: bool) -> list[Move]:
-    """The moves of ``side``'s face-up pieces onto adjacent face-down pieces (none of a
-    cannon that captures only by jumping)."""
-    movers = pos.colour_bb[side]
-    if jump:
-        movers &= ~pos.bb[side * 7 + CANNON]
-    movers &= adjacent(pos.hidden)
-    hidden = pos.hidden
-    moves: list[Move] = []
-    while movers:
-        low = movers & -movers
-        movers ^= low
-        square = low.bit_length() - 1
-        targets = NEIGHBOUR_MASKS[square] & hidden
-        while targets:
-            bit = targets & -targets
-            targets ^= bit
-            moves.append(square << 5 | (bit.bit_length() - 1))
-    return moves
+def _generate(pos: Position, tables: RuleTables, quiet_too: bool) -> list[Move]:
+    """``generate_into`` as a list."""
+    if not compiled:
+        out = [0] * MOVE_BUFFER
+        return out[: generate_into(pos, tables, quiet_too, out)]
+    n = generate_into(pos, tables, quiet_too, out)
+    return [out[i] for i in range(n)]
+
+
+def generate_moves(pos: Position, rules: RuleSet) -> list[Move]:
+    """Every legal action of the side to move: captures, then moves, then moves onto
+    face-down pieces, then flips."""
+    return _generate(pos, rule_tables(rules), True)
+
+
+def generate_captures(pos: Position, rules: RuleSet) -> list[Move]:
+    """The captures of the side to move (for a capture search)."""
+    return _generate(pos, rule_tables(rules), False)
+
+
+def jump_targets(square: Square, occupied: Bitboard) -> Bitboard:
+    """Squares a jumping cannon on ``square`` could land on over exactly one screen,
+    whatever stands there (``occupied``: the occupied squares, e.g. ``~pos.empty``)."""
+    return cannon_jumps(square, occupied & 0xFFFFFFFF)
+
+
+def face_down_types(pos: Position) -> int:
+    """How many piece codes are still face down (what a flip can show)."""
+    if not compiled:  # the same count, at the speed of plain Python
+        return 14 - pos.pool.count(0)
+    pool = pos.pool
+    types = 0
+    for piece in range(14):
+        if pool[piece]:
+            types += 1
+    return types
 
 
 def reveal_count(pos: Position, colour: Colour, tables: RuleTables) -> int:
@@ -127,11 +171,11 @@ def reveal_count(pos: Position, colour: Colour, tables: RuleTables) -> int:
         return 0
     movers = pos.colour_bb[colour]
     if tables.jump:
-        movers &= ~pos.bb[colour * 7 + CANNON]
+        movers &= ~pos.bb[colour * 7 + 5]
     return adjacent_pairs(movers, pos.hidden) if movers else 0
 
 
-def moves_of(pos: Position, colour: Colour, prey: list[Bitboard], tables: RuleTables) -> int:
+def moves_of(pos: Position, colour: Colour, prey: Sequence[Bitboard], tables: RuleTables) -> int:
     """Number of moves and captures (no flips) ``colour`` would have on this board.
 
     ``prey`` is ``prey_masks`` of the other colour's pieces.
@@ -144,38 +188,58 @@ def moves_of(pos: Position, colour: Colour, prey: list[Bitboard], tables: RuleTa
     walkers = mine
     total = 0
     if tables.jump or tables.slide:
-        cannons = bb[own + CANNON]
+        cannons = bb[own + 5]
         if tables.slide:
             walkers ^= cannons
         theirs = pos.colour_bb[colour ^ 1]
         while cannons:
-            low = cannons & -cannons
-            cannons ^= low
-            jumps, _, slides, _ = cannon_lines(low.bit_length() - 1, ~empty)
-            total += (jumps & theirs).bit_count() * tables.jump + slides * tables.slide
+            square = low_square(cannons)
+            cannons &= cannons - 1
+            if tables.jump:
+                total += popcount(cannon_jumps(square, ~empty) & theirs)
+            if tables.slide:
+                total += cannon_slide_count(square, ~empty)
     if walkers:
         total += adjacent_pairs(walkers, empty)
     contact = mine & adjacent(pos.colour_bb[colour ^ 1])
-    near = NEIGHBOUR_MASKS
     while contact:
-        low = contact & -contact
-        contact ^= low
-        square = low.bit_length() - 1
-        total += (near[square] & prey[board[square] - own]).bit_count()
+        square = low_square(contact)
+        contact &= contact - 1
+        total += popcount(_NEAR[square] & prey[board[square] - own])
     return total
+
+
+def count_leaves_with(pos: Position, tables: RuleTables) -> int:
+    """``count_leaves`` with the rule set's tables already looked up."""
+    types = face_down_types(pos)
+    total = popcount(pos.hidden) * types
+    side = pos.side
+    if side == 2:
+        return total
+    total += reveal_count(pos, side, tables) * types
+    if not compiled:
+        prey = [0] * 7
+    prey_into(pos.bb, (side ^ 1) * 7, tables, prey)
+    return total + moves_of(pos, side, prey, tables)
 
 
 def count_leaves(pos: Position, rules: RuleSet) -> int:
     """perft(pos, 1) without generating: each flip, and each move onto a face-down piece,
     counts once per piece type face down."""
-    types = 14 - pos.pool.count(0)
-    total = pos.hidden.bit_count() * types
-    side = pos.side
-    if side == UNDECIDED:
-        return total
-    tables = rule_tables(rules)
-    total += reveal_count(pos, side, tables) * types
-    return total + moves_of(pos, side, prey_masks(pos.bb, (side ^ 1) * 7, tables), tables)
+    return count_leaves_with(pos, rule_tables(rules))
+
+
+def make_child(pos: Position, tables: RuleTables, move: Move, piece: Piece) -> None:
+    """Make a legal ply on ``pos``: a flip or a move onto a face-down piece with the
+    ``piece`` it showed, or a move or capture (``piece`` -1)."""
+    frm = move >> 5
+    to = move & 31
+    if piece < 0:
+        pos.make_move(move)
+    elif frm == to:
+        pos.make_flip(frm, piece)
+    else:
+        pos.make_reveal(move, piece, tables.reveal_takes[pos.board[frm] * 14 + piece])
 
 
 def make_ply(pos: Position, rules: RuleSet, move: Move, piece: Piece | None) -> None:
@@ -195,24 +259,12 @@ def children(pos: Position, rules: RuleSet) -> Iterator[tuple[Move, Piece | None
     """Make each child of ``pos`` in turn (a flip, or a move onto a face-down piece, once
     per piece type face down), yielding its move and revealed piece; each is unmade
     before the next."""
-    # This runs for every child of every inner node of perft: the move's squares are read
-    # with raw ``>> 5`` and ``& 31``, as calls to the ``moves`` helpers cost measurably.
-    pool = pos.pool
-    board = pos.board
+    tables = rule_tables(rules)
     for move in generate_moves(pos, rules):
-        square = move >> 5
-        to = move & 31
-        if square == to:
+        if move >> 5 == move & 31 or pos.board[move & 31] == HIDDEN:
             for piece in range(14):
-                if pool[piece]:
-                    pos.make_flip(square, piece)
-                    yield move, piece
-                    pos.unmake()
-        elif board[to] == HIDDEN:
-            mover = board[square]
-            for piece in range(14):
-                if pool[piece]:
-                    pos.make_reveal(move, piece, takes_revealed(rules, mover, piece))
+                if pos.pool[piece]:
+                    make_child(pos, tables, move, piece)
                     yield move, piece
                     pos.unmake()
         else:

@@ -5,16 +5,22 @@ type still face down; draw rules are ignored. The last two plies are counted in 
 by ``count_two_ply_leaves``.
 """
 
-from collections.abc import Callable
+from cython import compiled
 
-from .movegen import children, count_leaves
+from .movegen import MOVE_BUFFER, children
 from .notation import Ply
-from .position import Position
 from .rules import RuleSet
-from .two_ply_count import count_two_ply_leaves
+
+if not compiled:  # the compiled build cimports these in the .pxd (C calls)
+    from .movegen import count_leaves_with, generate_into, make_child
+    from .movegen_tables import RuleTables, rule_tables
+    from .position import Position
+    from .two_ply_count import two_ply_leaves
 
 TABLE_LIMIT = 1 << 17
 """Entries the transposition table of one ``perft`` call holds before it starts again."""
+_KEY_SIZE = 48
+"""Bytes of a table key: 32 square states, 14 pool counts, the side to move, the depth."""
 
 
 def perft(pos: Position, rules: RuleSet, depth: int) -> int:
@@ -25,38 +31,83 @@ def perft(pos: Position, rules: RuleSet, depth: int) -> int:
     three plies or more down, or two flips down (two plies with a move in them
     cannot reach one node by two paths).
     """
+    tables = rule_tables(rules)
     if depth == 0:
         return 1
     if depth == 1:
-        return count_leaves(pos, rules)
+        return count_leaves_with(pos, tables)
     if depth == 2:
-        return count_two_ply_leaves(pos, rules)
+        return two_ply_leaves(pos, tables)
     if depth == 3:
-        return _sum_children(pos, rules, lambda child, _: count_two_ply_leaves(child, rules))
+        return _sum_children(pos, tables, 2, 1, False, None)
     table: dict[bytes, int] = {}
-    return _sum_children(
-        pos, rules, lambda child, flip: _below(child, rules, depth - 1, 1, flip, table)
-    )
+    return _sum_children(pos, tables, depth - 1, 1, True, table)
 
 
-def _sum_children(pos: Position, rules: RuleSet, count: Callable[[Position, bool], int]) -> int:
-    """Sum of ``count(child, whether the ply turned a piece up)`` over the children of
-    ``pos``."""
-    return sum(count(pos, piece is not None) for _, piece in children(pos, rules))
+def _sum_children(
+    pos: Position,
+    tables: RuleTables,
+    depth: int,
+    ply: int,
+    flips: bool,
+    table: dict[bytes, int] | None,
+) -> int:
+    """The sum of the counts of the children of ``pos``, ``depth`` plies deep and ``ply``
+    plies below the root: without a ``table``, ``two_ply_leaves`` of each (``depth``
+    2); with one, ``_below`` of each, all of whose plies are flips if ``flips`` and the
+    child's ply turned a piece up."""
+    if not compiled:
+        moves = [0] * MOVE_BUFFER
+    n = generate_into(pos, tables, True, moves)
+    board = pos.board
+    pool = pos.pool
+    small = 0
+    total = 0
+    for i in range(n):
+        move = moves[i]
+        if move >> 5 == move & 31 or board[move & 31] == 14:
+            for piece in range(14):
+                if pool[piece]:
+                    make_child(pos, tables, move, piece)
+                    if table is None:
+                        small += two_ply_leaves(pos, tables)
+                    else:
+                        total += _below(pos, tables, depth, ply, flips, table)
+                    pos.unmake()
+        else:
+            pos.make_move(move)
+            if table is None:
+                small += two_ply_leaves(pos, tables)
+            else:
+                total += _below(pos, tables, depth, ply, False, table)
+            pos.unmake()
+    return total + small
 
 
 def _below(
-    pos: Position, rules: RuleSet, depth: int, ply: int, flips: bool, table: dict[bytes, int]
+    pos: Position, tables: RuleTables, depth: int, ply: int, flips: bool, table: dict[bytes, int]
 ) -> int:
     """The count of a node ``depth`` >= 2 plies deep and ``ply`` plies below the root
     (all of them flips if ``flips``), looked up in ``table`` by the exact board,
     pool, side to move and depth where another path can reach it."""
     if ply < 3 and not (ply == 2 and flips):
-        return _expand(pos, rules, depth, ply, flips, table)
-    key = bytes(pos.board + pos.pool + [pos.side, depth])
+        return _expand(pos, tables, depth, ply, flips, table)
+    if not compiled:  # the same bytes as below, at the speed of plain Python
+        key = bytes(pos.board + pos.pool + [pos.side, depth])
+    else:
+        key_bytes = bytearray(_KEY_SIZE)
+        board = pos.board
+        pool = pos.pool
+        for i in range(32):
+            key_bytes[i] = board[i]
+        for i in range(14):
+            key_bytes[32 + i] = pool[i]
+        key_bytes[46] = pos.side
+        key_bytes[47] = depth
+        key = bytes(key_bytes)
     total = table.get(key)
     if total is None:
-        total = _expand(pos, rules, depth, ply, flips, table)
+        total = _expand(pos, tables, depth, ply, flips, table)
         if len(table) >= TABLE_LIMIT:
             table.clear()
         table[key] = total
@@ -64,18 +115,14 @@ def _below(
 
 
 def _expand(
-    pos: Position, rules: RuleSet, depth: int, ply: int, flips: bool, table: dict[bytes, int]
+    pos: Position, tables: RuleTables, depth: int, ply: int, flips: bool, table: dict[bytes, int]
 ) -> int:
     """The count of a node as in ``_below``, without looking it up."""
     if depth == 2:
-        return count_two_ply_leaves(pos, rules)
+        return two_ply_leaves(pos, tables)
     if depth == 3 and ply == 1 and not flips:
-        return _sum_children(pos, rules, lambda child, _: count_two_ply_leaves(child, rules))
-    return _sum_children(
-        pos,
-        rules,
-        lambda child, flip: _below(child, rules, depth - 1, ply + 1, flips and flip, table),
-    )
+        return _sum_children(pos, tables, 2, ply + 1, False, None)
+    return _sum_children(pos, tables, depth - 1, ply + 1, flips, table)
 
 
 def divide(pos: Position, rules: RuleSet, depth: int) -> list[tuple[str, int]]:

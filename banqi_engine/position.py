@@ -8,6 +8,7 @@ squares), updated together by ``make_move``/``make_flip``/``make_reveal`` and
 """
 
 import random
+from array import array
 from typing import Final
 
 from .errors import PositionError
@@ -56,6 +57,16 @@ on each square."""
 SIDE_KEYS: Final = tuple(_rng.getrandbits(ZOBRIST_BITS) for _ in (RED, BLACK, UNDECIDED))
 del _rng
 
+BITS: Final = tuple(1 << square for square in range(NUM_SQUARES))
+"""The bitboard of each square (a table: in the compiled build, ``1 << square`` of a C
+int would overflow past bit 31)."""
+_ZOBRIST_FLAT = [key for keys in ZOBRIST for key in keys]
+"""ZOBRIST flattened, square * 16 + state (a C array in the compiled build)."""
+_SIDE_KEYS = list(SIDE_KEYS)
+_NO_PIECES: Final = (0,) * NUM_PIECES
+_UNDO_START: Final = bytes(8 * 128)
+"""A new position's undo buffer: room for 64 plies."""
+
 REVEAL_STAYED: Final = EMPTY + 1
 """In the undo history of a move onto a face-down piece after which the mover stayed: in
 the place of the captured square state."""
@@ -68,21 +79,12 @@ OPENING: Final = "XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX - 12222251222225 0 0"
 
 
 class Position:
-    """The full state of a game as one side sees it, with make and unmake."""
+    """The full state of a game as one side sees it, with make and unmake.
 
-    __slots__ = (
-        "_undo",
-        "bb",
-        "board",
-        "colour_bb",
-        "empty",
-        "hash",
-        "hidden",
-        "no_progress",
-        "ply",
-        "pool",
-        "side",
-    )
+    In the compiled build this is a C-level class (``position.pxd``): the board, pool
+    and bitboards are C arrays there, read from Python as lists (copies: write through
+    the make and unmake methods only).
+    """
 
     def __init__(
         self,
@@ -101,14 +103,15 @@ class Position:
         self.side = side
         self.no_progress = no_progress
         self.ply = ply
-        self.bb = [0] * NUM_PIECES
+        self.bb = list(_NO_PIECES)
         """Squares of each piece code."""
-        self.colour_bb = [0, 0]
+        self.colour_bb = list(_NO_PIECES[:2])
         """Squares of the face-up pieces of RED and of BLACK."""
         self.hidden = 0
         self.hash = SIDE_KEYS[side]
-        for square, state in enumerate(self.board):
-            bit = 1 << square
+        for square in range(NUM_SQUARES):
+            state = board[square]
+            bit = BITS[square]
             if state == HIDDEN:
                 self.hidden |= bit
             elif state != EMPTY:
@@ -116,7 +119,10 @@ class Position:
                 self.colour_bb[colour_of(state)] |= bit
             self.hash ^= ZOBRIST[square][state]
         self.empty = ALL_SQUARES & ~(self.hidden | self.colour_bb[RED] | self.colour_bb[BLACK])
-        self._undo: list[tuple[Move, SquareState, int, int, Colour]] = []
+        self._undo = array("q", _UNDO_START)
+        """Two entries per ply made (``_push``), the first ``_undo_count`` in use; grown
+        by doubling (a C buffer in the compiled build)."""
+        self._undo_count = 0
 
     @classmethod
     def opening(cls) -> "Position":
@@ -125,17 +131,31 @@ class Position:
 
     def copy(self) -> "Position":
         """An independent copy without the undo history."""
-        return Position(self.board, self.pool, self.side, self.no_progress, self.ply)
+        return Position(list(self.board), list(self.pool), self.side, self.no_progress, self.ply)
 
     # -- making and unmaking plies -------------------------------------------------
     # Called for every node of perft and the search: move and piece codes are read
     # with raw ``>> 5``, ``& 31``, ``* 33``, ``// 7`` and ``< 7`` (see ``moves`` and
-    # ``pieces``), as a function call each costs measurably in CPython.
+    # ``pieces``), as a function call each costs measurably in CPython. Keys and bits
+    # come from flat tables (C arrays in the compiled build).
+
+    def _push(self, move: Move, undo_state: int) -> None:
+        """Remember a ply for ``unmake``: the move, what it took (``undo_state``), the
+        side and no-progress count before it, and the hash before it."""
+        n = self._undo_count
+        if n == len(self._undo):
+            grown = array("q", bytes(16 * n))
+            for index in range(n):
+                grown[index] = self._undo[index]
+            self._undo = grown
+        self._undo[n] = move | undo_state << 10 | self.side << 15 | self.no_progress << 17
+        self._undo[n + 1] = self.hash
+        self._undo_count = n + 2
 
     def make_flip(self, square: Square, piece: Piece) -> None:
         """Turn ``square`` face up showing ``piece`` (caller checks legality)."""
-        bit = 1 << square
-        self._undo.append((square * 33, HIDDEN, self.no_progress, self.hash, self.side))
+        bit = BITS[square]
+        self._push(square * 33, HIDDEN)
         self.board[square] = piece
         self.hidden ^= bit
         self.bb[piece] |= bit
@@ -144,8 +164,9 @@ class Position:
         side = self.side
         new_side = (BLACK if piece < 7 else RED) if side == UNDECIDED else side ^ 1
         self.side = new_side
-        self.hash ^= ZOBRIST[square][HIDDEN] ^ ZOBRIST[square][piece]
-        self.hash ^= SIDE_KEYS[side] ^ SIDE_KEYS[new_side]
+        z = _ZOBRIST_FLAT
+        self.hash ^= z[square * 16 + HIDDEN] ^ z[square * 16 + piece]
+        self.hash ^= _SIDE_KEYS[side] ^ _SIDE_KEYS[new_side]
         self.no_progress = 0
         self.ply += 1
 
@@ -155,31 +176,30 @@ class Position:
         the piece stays face up (caller checks legality and decides ``takes``)."""
         frm = move >> 5
         to = move & 31
-        board = self.board
-        mover = board[frm]
-        frm_bit = 1 << frm
-        to_bit = 1 << to
-        z = ZOBRIST
-        h = self.hash ^ z[to][HIDDEN]
+        mover = self.board[frm]
+        frm_bit = BITS[frm]
+        to_bit = BITS[to]
+        z = _ZOBRIST_FLAT
+        h = self.hash ^ z[to * 16 + HIDDEN]
         self.hidden ^= to_bit
         self.pool[piece] -= 1
         if takes:
-            self._undo.append((move, REVEAL_TAKEN + piece, self.no_progress, self.hash, self.side))
+            self._push(move, REVEAL_TAKEN + piece)
             self.bb[mover] ^= frm_bit | to_bit
             self.colour_bb[mover // 7] ^= frm_bit | to_bit
             self.empty |= frm_bit
-            board[to] = mover
-            board[frm] = EMPTY
-            h ^= z[frm][mover] ^ z[to][mover]
+            self.board[to] = mover
+            self.board[frm] = EMPTY
+            h ^= z[frm * 16 + mover] ^ z[to * 16 + mover]
         else:
-            self._undo.append((move, REVEAL_STAYED, self.no_progress, self.hash, self.side))
+            self._push(move, REVEAL_STAYED)
             self.bb[piece] |= to_bit
             self.colour_bb[piece // 7] |= to_bit
-            board[to] = piece
-            h ^= z[to][piece]
+            self.board[to] = piece
+            h ^= z[to * 16 + piece]
         side = self.side
         self.side = side ^ 1
-        self.hash = h ^ SIDE_KEYS[side] ^ SIDE_KEYS[side ^ 1]
+        self.hash = h ^ _SIDE_KEYS[side] ^ _SIDE_KEYS[side ^ 1]
         self.no_progress = 0
         self.ply += 1
 
@@ -187,17 +207,16 @@ class Position:
         """Play a move or capture code (caller checks legality)."""
         frm = move >> 5
         to = move & 31
-        board = self.board
-        piece = board[frm]
-        captured = board[to]
-        self._undo.append((move, captured, self.no_progress, self.hash, self.side))
-        frm_bit = 1 << frm
-        to_bit = 1 << to
+        piece = self.board[frm]
+        captured = self.board[to]
+        self._push(move, captured)
+        frm_bit = BITS[frm]
+        to_bit = BITS[to]
         colour = piece // 7
         self.bb[piece] ^= frm_bit | to_bit
         self.colour_bb[colour] ^= frm_bit | to_bit
-        z = ZOBRIST
-        h = self.hash ^ z[frm][piece] ^ z[to][piece] ^ z[to][captured]
+        z = _ZOBRIST_FLAT
+        h = self.hash ^ z[frm * 16 + piece] ^ z[to * 16 + piece] ^ z[to * 16 + captured]
         if captured == EMPTY:
             self.empty ^= frm_bit | to_bit
             self.no_progress += 1
@@ -206,23 +225,27 @@ class Position:
             self.colour_bb[captured // 7] ^= to_bit
             self.empty |= frm_bit
             self.no_progress = 0
-        board[to] = piece
-        board[frm] = EMPTY
+        self.board[to] = piece
+        self.board[frm] = EMPTY
         side = self.side
         self.side = side ^ 1
-        self.hash = h ^ SIDE_KEYS[side] ^ SIDE_KEYS[side ^ 1]
+        self.hash = h ^ _SIDE_KEYS[side] ^ _SIDE_KEYS[side ^ 1]
         self.ply += 1
 
     def unmake(self) -> None:
         """Take back the last ply made."""
-        move, captured, no_progress, old_hash, side = self._undo.pop()
+        n = self._undo_count - 2
+        self._undo_count = n
+        packed = self._undo[n]
+        old_hash = self._undo[n + 1]
+        move = packed & 1023
+        captured = packed >> 10 & 31
         frm = move >> 5
         to = move & 31
-        board = self.board
         if frm == to:
-            piece = board[frm]
-            bit = 1 << frm
-            board[frm] = HIDDEN
+            piece = self.board[frm]
+            bit = BITS[frm]
+            self.board[frm] = HIDDEN
             self.hidden |= bit
             self.bb[piece] ^= bit
             self.colour_bb[piece // 7] ^= bit
@@ -230,42 +253,41 @@ class Position:
         elif captured > EMPTY:
             self._unmake_reveal(frm, to, captured)
         else:
-            piece = board[to]
-            frm_bit = 1 << frm
-            to_bit = 1 << to
+            piece = self.board[to]
+            frm_bit = BITS[frm]
+            to_bit = BITS[to]
             self.bb[piece] ^= frm_bit | to_bit
             self.colour_bb[piece // 7] ^= frm_bit | to_bit
-            board[frm] = piece
-            board[to] = captured
+            self.board[frm] = piece
+            self.board[to] = captured
             if captured == EMPTY:
                 self.empty ^= frm_bit | to_bit
             else:
                 self.bb[captured] |= to_bit
                 self.colour_bb[captured // 7] |= to_bit
                 self.empty ^= frm_bit
-        self.side = side
-        self.no_progress = no_progress
+        self.side = packed >> 15 & 3
+        self.no_progress = packed >> 17
         self.hash = old_hash
         self.ply -= 1
 
     def _unmake_reveal(self, frm: Square, to: Square, undo_state: int) -> None:
         """Take back a move onto a face-down piece (``undo_state``: REVEAL_STAYED if the
         mover stayed, ``REVEAL_TAKEN + piece`` if it captured ``piece``)."""
-        board = self.board
-        frm_bit = 1 << frm
-        to_bit = 1 << to
+        frm_bit = BITS[frm]
+        to_bit = BITS[to]
         if undo_state == REVEAL_STAYED:
-            piece = board[to]
+            piece = self.board[to]
             self.bb[piece] ^= to_bit
             self.colour_bb[piece // 7] ^= to_bit
         else:
             piece = undo_state - REVEAL_TAKEN
-            mover = board[to]
+            mover = self.board[to]
             self.bb[mover] ^= frm_bit | to_bit
             self.colour_bb[mover // 7] ^= frm_bit | to_bit
             self.empty ^= frm_bit
-            board[frm] = mover
-        board[to] = HIDDEN
+            self.board[frm] = mover
+        self.board[to] = HIDDEN
         self.hidden |= to_bit
         self.pool[piece] += 1
 

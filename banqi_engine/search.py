@@ -32,34 +32,43 @@ positions whose endgame table is built score exactly (see ``endgame``).
 
 import random
 import time
+from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
+
+from cython import compiled
 
 from .endgame import DRAW, LOSS, MAX_PIECES, WIN, EndgameTables
 from .errors import MoveError
 from .eval_params import DEFAULT_PARAMS, EvalParams
-from .evaluation import Evaluator, base_values
-from .movegen import generate_captures, generate_moves
+from .evaluation import base_values
+from .movegen import MOVE_BUFFER, generate_moves
 from .moves import SQUARE_BITS, Move, flip_move, is_flip, move_from, move_to
 from .pieces import BLACK, EMPTY, HIDDEN, NUM_KINDS, NUM_PIECES, RED, kind_of
-from .position import SIDE_KEYS, Position
+from .position import SIDE_KEYS
 from .rules import RuleSet, reveal_captures
 from .search_config import DEFAULT_CONFIG, SearchConfig
-from .search_flips import FlipChoice
 from .squares import Bitboard
 from .time_manager import IterationControl, TimeBudget
-from .transposition import (
-    EXACT,
-    LOWER,
-    MATE,
-    MATE_THRESHOLD,
-    POOL_KEYS,
-    TT_MAX_ENTRIES,
-    UPPER,
-    from_tt,
-    pool_key,
-    to_tt,
-)
+from .transposition import MATE, MATE_THRESHOLD, pool_key
+
+if not compiled:  # the compiled build cimports these in search.pxd (C calls)
+    from .bits import popcount
+    from .evaluation import Evaluator
+    from .movegen import generate_into
+    from .movegen_tables import rule_tables
+    from .position import BITS, Position
+    from .search_flips import FlipChoice
+    from .transposition import (
+        EXACT,
+        LOWER,
+        POOL_STEPS,
+        UPPER,
+        TranspositionTable,
+        from_tt,
+        to_tt,
+    )
 
 INFINITY: Final = 1e12
 CHANCE_BOUND: Final = 1_000.0
@@ -113,8 +122,15 @@ SIDE_SWAP: Final = SIDE_KEYS[RED] ^ SIDE_KEYS[BLACK]
 NO_MOVE: Final[Move] = -1
 MOVE_CODES: Final = 1 << (2 * SQUARE_BITS)
 """Size of the move-indexed history table (every from/to pair)."""
+MAX_PLY: Final = MAX_DEPTH * 4
+"""Plies below the root the killer table covers (``search.pxd`` sizes its arrays so)."""
+NO_NODE_LIMIT: Final = -1
+_NO_HISTORY: Final = (0,) * MOVE_CODES
+_NO_KILLERS: Final = (NO_MOVE,) * (2 * MAX_PLY)
 MVV_WEIGHT: Final = 64
 """MVV-LVA: the victim's value counts this many times the attacker's."""
+KILLER_ORDER: Final = -(1 << 30)
+"""The order key of a killer move among quiet moves (before any history)."""
 
 
 class SearchTimeout(Exception):
@@ -145,25 +161,44 @@ class Searcher:
         self.params = params
         self.config = config
         self.evaluator = Evaluator(rules, params)
-        self.values = base_values(rules, params)
-        self.takes = reveal_captures(rules)
-        self.kinds_by_value = sorted(range(NUM_KINDS), key=lambda k: -self.values[k])
+        self.rule_tables = rule_tables(rules)
+        values = base_values(rules, params)
+        self.base = values
+        self.values = list(values)
+        """``base`` for the hot loops (a C array in the compiled build)."""
+        takes = reveal_captures(rules)
+        self.takes = [
+            takes[mover][shown] for mover in range(NUM_PIECES) for shown in range(NUM_PIECES)
+        ]
+        """``reveal_captures`` flattened, mover * 14 + revealed piece."""
+        self.kinds_by_value = sorted(range(NUM_KINDS), key=lambda k: -values[k])
         self.limit = rules.no_progress_limit
         self.use_tt = config.transposition
         self.want_threats = config.threat_extension or config.lmr or config.null_move
+        self.pvs = config.pvs
+        self.lmr = config.lmr
+        self.null_move = config.null_move
+        self.threat_extension = config.threat_extension
+        self.star2 = config.star2
+        self.flip_ordering = config.flip_ordering
         self.flip_min_depth = config.flip_min_depth
         self.tables = EndgameTables(rules) if config.endgame_tables else None
-        self.tt: dict[int, tuple[int, int, float, Move]] = {}
-        self.flips = FlipChoice(rules, self.values, config.max_flips)
-        self.history = [0] * MOVE_CODES
-        self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
+        self.tt = TranspositionTable()
+        self.flips = FlipChoice(rules, values, config.max_flips)
+        self.history = list(_NO_HISTORY)
+        self.killers = list(_NO_KILLERS)
+        """Two killer moves per ply, ply * 2 and ply * 2 + 1."""
         self.pos = Position.opening()
-        self.rep: set[int] = set()
+        self.rep_keys = array("q")
+        """The hashes of the positions since the last flip or capture, in the game and
+        along the search path (a stack; the current stretch from ``rep_base`` on)."""
+        self.rep_base = 0
+        self.rep_top = 0
         self.pool_key = 0
         self.nodes = 0
         self.deadline = INFINITY
-        self.max_nodes: int | None = None
-        self.draw_scores = (0.0, 0.0)
+        self.max_nodes = NO_NODE_LIMIT
+        self.draw_scores = [0.0, 0.0]
         self.partial = (NO_MOVE, -INFINITY)
         """The best root move of the unfinished iteration and its score."""
 
@@ -223,17 +258,33 @@ class Searcher:
     ) -> None:
         """Set the limits and the tables up for a new search from ``pos``."""
         self.deadline = INFINITY if deadline is None else deadline
-        self.max_nodes = max_nodes
+        self.max_nodes = NO_NODE_LIMIT if max_nodes is None else max_nodes
         self.pos = pos.copy()
-        self.rep = set(seen) if seen else {pos.hash}
+        self.reset_repetitions(seen if seen else {pos.hash})
         self.pool_key = pool_key(pos.pool)
         self.nodes = 0
-        self.draw_scores = (-CONTEMPT, CONTEMPT) if pos.side == RED else (CONTEMPT, -CONTEMPT)
-        if len(self.tt) > TT_MAX_ENTRIES:
-            self.tt.clear()
+        self.draw_scores[RED] = -CONTEMPT if pos.side == RED else CONTEMPT
+        self.draw_scores[BLACK] = -self.draw_scores[RED]
         self.flips.trim()
-        self.history = [h >> 2 for h in self.history]
-        self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_DEPTH * 4)]
+        for move in range(MOVE_CODES):
+            self.history[move] >>= 2
+        for slot in range(2 * MAX_PLY):
+            self.killers[slot] = NO_MOVE
+
+    def reset_repetitions(self, keys: Iterable[int]) -> None:
+        """Start the repetition stack over with ``keys``, the hashes of the positions
+        since the last flip or capture (room for a search's path on top)."""
+        known = list(keys)
+        self.rep_keys = array("q", known + [0] * (len(known) + 2 * MAX_PLY))
+        self.rep_base = 0
+        self.rep_top = len(known)
+
+    def _repeats(self, key: int) -> bool:
+        """Whether ``key`` is on the repetition stack's current stretch."""
+        for index in range(self.rep_base, self.rep_top):  # noqa: SIM110 (no generator: C loop)
+            if self.rep_keys[index] == key:
+                return True
+        return False
 
     def _deepen(
         self, root: list[Move], max_depth: int, control: IterationControl | None
@@ -347,7 +398,7 @@ class Searcher:
         self.nodes += 1
         if not self.nodes & TIME_CHECK_MASK and (
             time.perf_counter() > self.deadline
-            or (self.max_nodes is not None and self.nodes >= self.max_nodes)
+            or (self.max_nodes != NO_NODE_LIMIT and self.nodes >= self.max_nodes)
         ):
             raise SearchTimeout
 
@@ -358,21 +409,28 @@ class Searcher:
         pos = self.pos
         capture = pos.board[move & 31] != EMPTY
         pos.make_move(move)
+        top = self.rep_top
         if capture:
-            saved = self.rep
-            self.rep = {pos.hash}
+            saved_base = self.rep_base
+            self._start_stretch(top)
             score = -self._search(depth, -beta, -alpha, ply + 1, NORMAL, ext)
-            self.rep = saved
+            self.rep_base = saved_base
+        elif self._repeats(pos.hash):
+            score = self.draw_scores[pos.side ^ 1]
         else:
-            key = pos.hash
-            if key in self.rep:
-                score = self.draw_scores[pos.side ^ 1]
-            else:
-                self.rep.add(key)
-                score = -self._search(depth, -beta, -alpha, ply + 1, NORMAL, ext)
-                self.rep.discard(key)
+            self.rep_keys[top] = pos.hash
+            self.rep_top = top + 1
+            score = -self._search(depth, -beta, -alpha, ply + 1, NORMAL, ext)
+        self.rep_top = top
         pos.unmake()
         return score
+
+    def _start_stretch(self, top: int) -> None:
+        """After a flip's outcome, a capture or a move onto a face-down piece: the
+        repetition stretch starts over at the position now on the board."""
+        self.rep_base = top
+        self.rep_keys[top] = self.pos.hash
+        self.rep_top = top + 1
 
     def _make_outcome(self, move: Move, piece: int) -> None:
         """Make the outcome of a flip, or of a move onto a face-down piece, that shows
@@ -382,7 +440,7 @@ class Searcher:
         if frm == move & 31:
             pos.make_flip(frm, piece)
         else:
-            pos.make_reveal(move, piece, self.takes[pos.board[frm]][piece])
+            pos.make_reveal(move, piece, self.takes[pos.board[frm] * 14 + piece])
 
     def _chance(
         self, move: Move, depth: int, alpha: float, beta: float, ply: int, ext: int
@@ -391,22 +449,31 @@ class Searcher:
         making it (Star2 probes, then Star1 bounds)."""
         pos = self.pos
         pool = pos.pool
-        total = pos.hidden.bit_count()
+        total = popcount(pos.hidden)
         child_depth = depth - 1 - FLIP_REDUCTION
-        saved_rep = self.rep
+        saved_base = self.rep_base
+        saved_top = self.rep_top
         saved_key = self.pool_key
         bound = CHANCE_BOUND
         uppers: list[float] | None = None
-        if self.config.star2 and child_depth >= STAR2_MIN_DEPTH and alpha > -bound:
+        if self.star2 and child_depth >= STAR2_MIN_DEPTH and alpha > -bound:
             probed, uppers = self._star2_probe(move, child_depth, alpha, ply, ext)
-            self.rep = saved_rep
+            self.rep_base = saved_base
+            self.rep_top = saved_top
             self.pool_key = saved_key
             if probed <= alpha:
                 return probed
         acc = 0.0
         rest = 1.0
-        rest_up = sum(pool[p] * uppers[p] for p in range(NUM_PIECES)) / total if uppers else bound
-        result: float | None = None
+        if uppers:
+            rest_up = 0.0
+            for piece in range(NUM_PIECES):
+                rest_up += pool[piece] * uppers[piece]
+            rest_up /= total
+        else:
+            rest_up = bound
+        have_result = False
+        result = 0.0
         for piece in range(NUM_PIECES):
             count = pool[piece]
             if not count:
@@ -421,9 +488,9 @@ class Searcher:
                 rest_up = rest_up - p * uppers[piece] if rest else 0.0
             low = (alpha - acc - rest_up) / p
             high = (beta - acc + bound * rest) / p
-            self.pool_key = saved_key ^ POOL_KEYS[piece][count] ^ POOL_KEYS[piece][count - 1]
+            self.pool_key = saved_key ^ POOL_STEPS[piece * 6 + count]
             self._make_outcome(move, piece)
-            self.rep = {pos.hash}
+            self._start_stretch(saved_top)
             value = -self._search(child_depth, -high, -low, ply + 1, AFTER_CHANCE, ext)
             pos.unmake()
             if value > bound:
@@ -432,14 +499,17 @@ class Searcher:
                 value = -bound
             if value <= low:
                 result = acc + p * value + rest_up
+                have_result = True
                 break
             if value >= high:
                 result = acc + p * value - bound * rest
+                have_result = True
                 break
             acc += p * value
-        self.rep = saved_rep
+        self.rep_base = saved_base
+        self.rep_top = saved_top
         self.pool_key = saved_key
-        return acc if result is None else result
+        return result if have_result else acc
 
     def _star2_probe(
         self, move: Move, child_depth: int, alpha: float, ply: int, ext: int
@@ -452,8 +522,9 @@ class Searcher:
         pass stops at the first that does not. The caller restores rep and pool key."""
         pos = self.pos
         pool = pos.pool
-        total = pos.hidden.bit_count()
+        total = popcount(pos.hidden)
         saved_key = self.pool_key
+        top = self.rep_top
         bound = CHANCE_BOUND
         uppers = [bound] * NUM_PIECES
         acc = 0.0
@@ -469,9 +540,9 @@ class Searcher:
                 rest = 0.0
             if not -bound < target < bound:
                 return acc + bound * (rest + p), uppers
-            self.pool_key = saved_key ^ POOL_KEYS[piece][count] ^ POOL_KEYS[piece][count - 1]
+            self.pool_key = saved_key ^ POOL_STEPS[piece * 6 + count]
             self._make_outcome(move, piece)
-            self.rep = {pos.hash}
+            self._start_stretch(top)
             upper = self._probe_outcome(child_depth, target, ply + 1, ext)
             pos.unmake()
             uppers[piece] = upper
@@ -488,21 +559,28 @@ class Searcher:
         bound = CHANCE_BOUND
         probe = NO_MOVE
         if self.use_tt:
-            entry = self.tt.get(pos.hash ^ self.pool_key)
-            if entry is not None:
-                entry_depth, flag, stored, probe = entry
-                if entry_depth >= depth and flag != UPPER:
-                    return max(-bound, min(bound, -from_tt(stored, ply)))
+            slot = self.tt.find(pos.hash ^ self.pool_key)
+            if slot >= 0:
+                probe = self.tt.move(slot)
+                if self.tt.depth(slot) >= depth and self.tt.flag(slot) != UPPER:
+                    return max(-bound, min(bound, -from_tt(self.tt.score(slot), ply)))
         if probe == NO_MOVE:
-            captures = generate_captures(pos, self.rules)
-            if not captures:
+            if not compiled:
+                captures = [0] * MOVE_BUFFER
+            count = generate_into(pos, self.rule_tables, False, captures)
+            if not count:
                 return bound
             board = pos.board
-            values = self.values
-            probe = min(
-                captures,
-                key=lambda m: values[board[m >> 5] % 7] - values[board[m & 31] % 7] * MVV_WEIGHT,
-            )
+            best_key = INFINITY
+            for index in range(count):
+                move = captures[index]
+                key = (
+                    self.values[board[move >> 5] % 7]
+                    - self.values[board[move & 31] % 7] * MVV_WEIGHT
+                )
+                if key < best_key:
+                    best_key = key
+                    probe = move
         if pos.board[probe & 31] == HIDDEN:
             reply = self._chance(probe, depth, -low - NULL_WINDOW, -low, ply, ext)
         else:
@@ -528,21 +606,24 @@ class Searcher:
         key = pos.hash ^ self.pool_key
         tt_move = NO_MOVE
         if self.use_tt:
-            entry = self.tt.get(key)
-            if entry is not None:
-                entry_depth, flag, stored, tt_move = entry
-                if entry_depth >= depth:
-                    score = from_tt(stored, ply)
+            slot = self.tt.find(key)
+            if slot >= 0:
+                tt_move = self.tt.move(slot)
+                flag = self.tt.flag(slot)
+                if self.tt.depth(slot) >= depth:
+                    score = from_tt(self.tt.score(slot), ply)
                     if (
                         flag == EXACT
                         or (flag == LOWER and score >= beta)
                         or (flag == UPPER and score <= alpha)
                     ):
                         return score
-        moves = generate_moves(pos, self.rules)
-        if not moves:
+        if not compiled:
+            moves = [0] * MOVE_BUFFER
+            order = [0] * MOVE_BUFFER
+        count = generate_into(pos, self.rule_tables, True, moves)
+        if not count:
             return -MATE + ply
-        config = self.config
         side = pos.side
         pv_node = beta - alpha > NULL_WINDOW
         with_flips = depth >= self.flip_min_depth
@@ -553,7 +634,7 @@ class Searcher:
             top_threat = bool(threatened) and bool(threatened & self._top_pieces(side))
             if (
                 top_threat
-                and config.threat_extension
+                and self.threat_extension
                 and depth <= EXTENSION_MAX_DEPTH
                 and ext < MAX_EXTENSIONS
                 and ext * EXTENSION_SPACING <= ply
@@ -561,7 +642,7 @@ class Searcher:
                 depth += 1
                 ext += 1
         if (
-            config.null_move
+            self.null_move
             and parent != AFTER_NULL
             and not pv_node
             and depth >= NULL_MIN_DEPTH
@@ -589,17 +670,18 @@ class Searcher:
             if best > alpha:
                 alpha = best
         board = pos.board
-        killers = self.killers[ply]
-        pvs = config.pvs and pv_node
+        killer0 = self.killers[ply * 2]
+        killer1 = self.killers[ply * 2 + 1]
+        pvs = self.pvs and pv_node
         lmr = (
-            config.lmr
+            self.lmr
             and depth >= LMR_MIN_DEPTH
             and not top_threat
             and (parent != AFTER_CHANCE or depth >= LMR_CHANCE_MIN_DEPTH)
         )
-        index = -1
-        for move in self._ordered(moves, tt_move, ply, with_flips):
-            index += 1
+        ordered = self._order_into(moves, count, tt_move, ply, with_flips, order)
+        for index in range(ordered):
+            move = order[index]
             frm = move >> 5
             to = move & 31
             if board[to] == HIDDEN:
@@ -615,8 +697,8 @@ class Searcher:
                     and index >= LMR_MIN_INDEX
                     and board[to] == EMPTY
                     and move != tt_move
-                    and move != killers[0]
-                    and move != killers[1]
+                    and move != killer0
+                    and move != killer1
                     and not threatened >> frm & 1
                 )
                 score = alpha
@@ -650,18 +732,20 @@ class Searcher:
                 flag = LOWER
             else:
                 flag = EXACT
-            self.tt[key] = (depth, flag, to_tt(best, ply), best_move)
+            self.tt.store(key, depth, flag, to_tt(best, ply), best_move)
         return best
 
     def _threatened(self) -> Bitboard:
         """The squares of the side to move's pieces that the other side could capture."""
         pos = self.pos
+        if not compiled:
+            captures = [0] * MOVE_BUFFER
         pos.side ^= 1
-        captures = generate_captures(pos, self.rules)
+        count = generate_into(pos, self.rule_tables, False, captures)
         pos.side ^= 1
         mask = 0
-        for move in captures:
-            mask |= 1 << (move & 31)
+        for index in range(count):
+            mask |= BITS[captures[index] & 31]
         return mask
 
     def _top_pieces(self, side: int) -> Bitboard:
@@ -676,24 +760,43 @@ class Searcher:
 
     def _remember_cutoff(self, move: Move, depth: int, ply: int) -> None:
         """A quiet move cut off: make it the first killer at ``ply``, raise its history."""
-        killers = self.killers[ply]
-        if killers[0] != move:
-            killers[1] = killers[0]
-            killers[0] = move
+        slot = ply * 2
+        if self.killers[slot] != move:
+            self.killers[slot + 1] = self.killers[slot]
+            self.killers[slot] = move
         self.history[move] += depth * depth
 
-    def _ordered(self, moves: list[Move], tt_move: Move, ply: int, with_flips: bool) -> list[Move]:
-        """TT move, captures by MVV-LVA, killers, quiet moves by history, then (where flips
-        are searched) moves onto face-down pieces and flips."""
+    def _order_into(
+        self,
+        moves: list[Move],
+        count: int,
+        tt_move: Move,
+        ply: int,
+        with_flips: bool,
+        out: list[Move],
+    ) -> int:
+        """Write into ``out`` the TT move, captures by MVV-LVA, killers, quiet moves by
+        history, then (where flips are searched) moves onto face-down pieces and flips, of
+        the ``count`` generated ``moves``; return how many. Ties keep the lower move first."""
+        if not compiled:
+            capture_keys = [0.0] * MOVE_BUFFER
+            quiet_keys = [0] * MOVE_BUFFER
+            reveals = [0] * MOVE_BUFFER
+            interacting = [0] * 32
+            quiet_squares = [0] * 32
+            quiet_count = [0]
         board = self.pos.board
-        values = self.values
-        history = self.history
-        killers = self.killers[ply]
-        mvv = MVV_WEIGHT
-        captures: list[tuple[float, Move]] = []
-        quiet: list[tuple[int, Move]] = []
-        reveals: list[Move] = []
-        for move in moves:
+        killer0 = self.killers[ply * 2]
+        killer1 = self.killers[ply * 2 + 1]
+        n = 0
+        if tt_move != NO_MOVE:
+            out[0] = tt_move
+            n = 1
+        first = n
+        captures = 0
+        reveal_count = 0
+        for index in range(count):
+            move = moves[index]
             frm = move >> 5
             to = move & 31
             if frm == to:
@@ -702,28 +805,58 @@ class Searcher:
                 continue
             target = board[to]
             if target == HIDDEN:
-                reveals.append(move)
+                reveals[reveal_count] = move
+                reveal_count += 1
             elif target != EMPTY:
-                captures.append((values[board[frm] % 7] - values[target % 7] * mvv, move))
-            elif move == killers[0] or move == killers[1]:
-                quiet.append((-(1 << 30), move))
-            else:
-                quiet.append((-history[move], move))
-        captures.sort()
-        quiet.sort()
-        ordered = [move for _, move in captures]
-        ordered.extend(move for _, move in quiet)
-        if tt_move != NO_MOVE:
-            ordered.insert(0, tt_move)
+                key = self.values[board[frm] % 7] - self.values[target % 7] * MVV_WEIGHT
+                slot = first + captures
+                while slot > first and (
+                    capture_keys[slot - 1] > key
+                    or (capture_keys[slot - 1] == key and out[slot - 1] > move)
+                ):
+                    out[slot] = out[slot - 1]
+                    capture_keys[slot] = capture_keys[slot - 1]
+                    slot -= 1
+                out[slot] = move
+                capture_keys[slot] = key
+                captures += 1
+        n = first + captures
+        first = n
+        for index in range(count):
+            move = moves[index]
+            to = move & 31
+            if move >> 5 == to:
+                break
+            if move == tt_move or board[to] != EMPTY:
+                continue
+            order_key = KILLER_ORDER if move in (killer0, killer1) else -self.history[move]
+            slot = n
+            while slot > first and (
+                quiet_keys[slot - 1] > order_key
+                or (quiet_keys[slot - 1] == order_key and out[slot - 1] > move)
+            ):
+                out[slot] = out[slot - 1]
+                quiet_keys[slot] = quiet_keys[slot - 1]
+                slot -= 1
+            out[slot] = move
+            quiet_keys[slot] = order_key
+            n += 1
         if with_flips and self.pos.hidden:
-            ordered.extend(reveals)
-            interacting, others = self.flips.split(self.pos)
-            if others:
-                interacting.append(others[0])
-            if self.config.flip_ordering:
-                interacting = self.flips.ranked(self.pos, self.pool_key, interacting)
-            ordered.extend(square * 33 for square in interacting if square * 33 != tt_move)
-        return ordered
+            for index in range(reveal_count):
+                out[n] = reveals[index]
+                n += 1
+            flips = self.flips.split_into(self.pos, interacting, quiet_squares, quiet_count)
+            if quiet_count[0]:
+                interacting[flips] = quiet_squares[0]
+                flips += 1
+            if self.flip_ordering:
+                flips = self.flips.rank_into(self.pos, self.pool_key, interacting, flips)
+            for index in range(flips):
+                move = interacting[index] * 33
+                if move != tt_move:
+                    out[n] = move
+                    n += 1
+        return n
 
     def _quiesce(self, alpha: float, beta: float, ply: int) -> float:
         """Stand pat on the evaluation or resolve captures."""
@@ -742,15 +875,23 @@ class Searcher:
             return best
         if best > alpha:
             alpha = best
-        captures = self._captures()
-        if not captures:
-            return best
-        if len(captures) > 1:
-            board = pos.board
-            values = self.values
-            mvv = MVV_WEIGHT
-            captures.sort(key=lambda m: values[board[m >> 5] % 7] - values[board[m & 31] % 7] * mvv)
-        for move in captures:
+        if not compiled:
+            captures = [0] * MOVE_BUFFER
+            keys = [0.0] * MOVE_BUFFER
+        count = generate_into(pos, self.rule_tables, False, captures)
+        board = pos.board
+        for index in range(count):  # a stable insertion sort by MVV-LVA
+            move = captures[index]
+            key = self.values[board[move >> 5] % 7] - self.values[board[move & 31] % 7] * MVV_WEIGHT
+            slot = index
+            while slot and keys[slot - 1] > key:
+                captures[slot] = captures[slot - 1]
+                keys[slot] = keys[slot - 1]
+                slot -= 1
+            captures[slot] = move
+            keys[slot] = key
+        for index in range(count):
+            move = captures[index]
             pos.make_move(move)
             score = -self._quiesce(-beta, -alpha, ply + 1)
             pos.unmake()
@@ -767,7 +908,7 @@ class Searcher:
         score, or None if no table covers it."""
         pos = self.pos
         assert self.tables is not None
-        if (pos.colour_bb[RED] | pos.colour_bb[BLACK]).bit_count() > MAX_PIECES:
+        if popcount(pos.colour_bb[RED] | pos.colour_bb[BLACK]) > MAX_PIECES:
             return None
         value = self.tables.probe(pos)
         if value is None:
@@ -783,7 +924,3 @@ class Searcher:
         if self.tables is None or pos.hidden:
             return False
         return self.tables.prepare(pos, seconds)
-
-    def _captures(self) -> list[Move]:
-        """The captures of the side to move."""
-        return generate_captures(self.pos, self.rules)

@@ -4,10 +4,8 @@ import random
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib.machinery import EXTENSION_SUFFIXES
 from typing import Final, NamedTuple
 
-from . import search
 from .perft import perft
 from .pieces import UNDECIDED
 from .position import parse_position
@@ -37,17 +35,6 @@ BENCH_POSITIONS: Final = (
 whose colours are decided: the search needs a side to move)."""
 
 
-def engine_compiled() -> bool:
-    """Whether the engine's hot modules run compiled by mypyc (an install made with
-    ``BANQI_COMPILE=1``, see ``setup.py``) rather than as pure Python."""
-    return search.__file__.endswith(tuple(EXTENSION_SUFFIXES))
-
-
-def engine_build() -> str:
-    """``engine_compiled`` in words, for the benchmarks' total lines."""
-    return "compiled with mypyc" if engine_compiled() else "pure Python"
-
-
 @dataclass(frozen=True)
 class BenchRow:
     """One position's perft measurement."""
@@ -75,12 +62,15 @@ def bench_perft(min_seconds: float) -> Iterator[BenchRow]:
         yield BenchRow(rules_name, text, depth, leaves, elapsed)
 
 
-def bench_search(seconds: float, seed: int = 0) -> Iterator[tuple[BenchPosition, SearchResult]]:
-    """Search each bench position with a side to move for ``seconds``, each with a
-    fresh searcher."""
+def bench_search(
+    seconds: float | None, nodes: int | None = None, seed: int = 0
+) -> Iterator[tuple[BenchPosition, SearchResult]]:
+    """Search each bench position with a side to move for ``seconds``, or to ``nodes``
+    nodes with no clock (then the result depends on nothing but the engine's code), each
+    with a fresh searcher."""
     for entry in BENCH_POSITIONS:
         pos = parse_position(entry.position)
         if pos.side == UNDECIDED:
             continue
         searcher = Searcher(PRESETS[entry.rules])
-        yield entry, searcher.search(pos, random.Random(seed), seconds=seconds)
+        yield entry, searcher.search(pos, random.Random(seed), seconds=seconds, max_nodes=nodes)

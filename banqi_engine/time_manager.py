@@ -158,18 +158,24 @@ class TimeManager:
 
     def per_move(self, remaining_ms: int, plies: int) -> bool:
         """Whether the time told looks like a per-move limit: it did not drop since this
-        player's last move in the same game although that move used some."""
-        last = self._last
-        return (
-            last is not None
-            and plies > last.plies
-            and last.used >= MIN_USED_SECONDS
-            and remaining_ms >= last.remaining_ms - 1
+        player's last moves in the same game although they used some."""
+        return self._not_dropped(remaining_ms, plies) and (
+            self._last is not None and self._last.used >= MIN_USED_SECONDS
         )
 
+    def _not_dropped(self, remaining_ms: int, plies: int) -> bool:
+        last = self._last
+        return last is not None and plies > last.plies and remaining_ms >= last.remaining_ms - 1
+
     def record(self, remaining_ms: int, plies: int, used: float) -> None:
-        """Remember a move made ``plies`` plies into a game: the time told and the time used."""
-        self._last = _Told(plies, remaining_ms, used)
+        """Remember a move made ``plies`` plies into a game: the time told and the time used.
+        While the time told does not drop, the moves' times add up: an engine fast enough
+        to use less than ``MIN_USED_SECONDS`` a move still notices a per-move limit."""
+        last = self._last
+        if last is not None and self._not_dropped(remaining_ms, plies):
+            self._last = _Told(plies, last.remaining_ms, last.used + used)
+        else:
+            self._last = _Told(plies, remaining_ms, used)
 
 
 class IterationControl:

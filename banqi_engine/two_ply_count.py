@@ -7,31 +7,42 @@ square's relations; a step or capture changes two squares and the cannon lines
 through them), and flips are summed over all face-down squares at once.
 """
 
-from typing import TypeAlias
+from collections.abc import Sequence
+from typing import Final
 
-from .movegen import children, count_leaves, moves_of
-from .movegen_tables import (
-    CANNON_LINES,
-    RuleTables,
-    adjacent,
-    adjacent_pairs,
-    cannon_lines,
-    prey_masks,
-    rule_tables,
-    threat_masks,
-)
-from .pieces import CANNON, UNDECIDED, Colour, Piece
-from .position import Position
+from cython import compiled
+
+from .movegen import MOVE_BUFFER
+from .pieces import Colour, Piece
 from .rules import RuleSet
-from .squares import CROSS_MASKS, NEIGHBOUR_MASKS, NEIGHBOURS, NUM_SQUARES, Bitboard, Square
+from .squares import NEIGHBOUR_MASKS, NEIGHBOURS, NUM_SQUARES, Bitboard, Square
+
+if not compiled:  # the compiled build cimports these in the .pxd (C calls)
+    from .bits import low_square, popcount
+    from .movegen import count_leaves_with, face_down_types, generate_into, make_child, moves_of
+    from .movegen_tables import (
+        RuleTables,
+        adjacent,
+        adjacent_pairs,
+        cannon_jumps,
+        cannon_reach,
+        cannon_slide_count,
+        cannon_slides,
+        prey_into,
+        rule_tables,
+        threat_into,
+    )
+    from .position import BITS, Position
 
 # Everything here runs for every node of perft, so squares and pieces are computed
-# with raw arithmetic (``* 7``, ``14``, ``1 << square``) rather than the helpers of
-# ``squares`` and ``pieces``: function calls and global lookups cost measurably in
-# CPython's inner loops.
+# with raw arithmetic (``* 7``, ``14``; kind 5 the Cannon; side 2 undecided) rather
+# than the helpers of ``squares`` and ``pieces``: function calls and global lookups
+# cost measurably in CPython's inner loops.
 
-_FoeCannon: TypeAlias = tuple[Square, int, Bitboard]
-"""Of an opponent cannon: its square, its move count, its reach."""
+_NEAR = NEIGHBOUR_MASKS
+"""NEIGHBOUR_MASKS (a C array in the compiled build)."""
+_CANNONS_MAX: Final = 32
+"""Room for the opponent's cannons in ``_step_children`` (two in a game)."""
 
 
 def _two_steps(square: Square) -> dict[Bitboard, tuple[Bitboard, Bitboard]]:
@@ -50,40 +61,95 @@ def _two_steps(square: Square) -> dict[Bitboard, tuple[Bitboard, Bitboard]]:
     return table
 
 
-_TWO_STEPS = tuple(_two_steps(square) for square in range(NUM_SQUARES))
-"""Per square, ``_two_steps``: summing a count over the neighbours in a set is two
-popcounts."""
+def _neighbour_index(square: Square, squares: Bitboard) -> int:
+    """Which of the (up to four) neighbours of ``square`` a subset ``squares`` of them
+    holds, as four bits: the one below, left, right, above."""
+    window = (squares << 4) >> square & 0x1FF
+    return window & 1 | window >> 2 & 2 | window >> 3 & 4 | window >> 5 & 8
+
+
+def _two_step_tables() -> tuple[list[Bitboard], list[Bitboard]]:
+    """``_two_steps`` of every square as two flat tables, by ``square * 16`` plus the
+    ``_neighbour_index`` of the set of neighbours."""
+    once = [0] * (NUM_SQUARES * 16)
+    twice = [0] * (NUM_SQUARES * 16)
+    for square in range(NUM_SQUARES):
+        for subset, (one, two) in _two_steps(square).items():
+            index = square * 16 + _neighbour_index(square, subset)
+            once[index] = one
+            twice[index] = two
+    return once, twice
+
+
+_TWO_STEPS = _two_step_tables()
+_ONCE = _TWO_STEPS[0]
+"""Per square and set of its neighbours (``_two_step_tables``), the squares next to one
+of them: summing a count over the neighbours in a set is two popcounts."""
+_TWICE = _TWO_STEPS[1]
+"""As ``_ONCE``, the squares next to two of them."""
+del _TWO_STEPS
 
 
 def count_two_ply_leaves(pos: Position, rules: RuleSet) -> int:
     """perft(pos, 2), without making any move where moves onto face-down pieces are not
     allowed (with them, the children are made and their moves counted)."""
-    tables = rule_tables(rules)
-    if tables.onto_hidden and pos.hidden and (pos.side != UNDECIDED or pos.colour_bb != [0, 0]):
+    return two_ply_leaves(pos, rule_tables(rules))
+
+
+def two_ply_leaves(pos: Position, tables: RuleTables) -> int:
+    """``count_two_ply_leaves`` with the rule set's tables already looked up."""
+    if tables.onto_hidden and pos.hidden and (pos.side != 2 or pos.colour_bb[0] | pos.colour_bb[1]):
         # (Before the first flip, with nothing face up, the flip's piece is the only one
         # up, the mover's: the other side has nothing to move onto a face-down piece.)
-        return sum(count_leaves(pos, rules) for _ in children(pos, rules))
+        return _children_leaves(pos, tables)
     return _two_plies(pos, tables)
 
 
+def _children_leaves(pos: Position, tables: RuleTables) -> int:
+    """The sum of ``count_leaves`` over the children of ``pos`` (each made and unmade in
+    turn, as ``movegen.children`` does)."""
+    if not compiled:
+        moves = [0] * MOVE_BUFFER
+    n = generate_into(pos, tables, True, moves)
+    board = pos.board
+    pool = pos.pool
+    total = 0
+    for i in range(n):
+        move = moves[i]
+        if move >> 5 == move & 31 or board[move & 31] == 14:
+            for piece in range(14):
+                if pool[piece]:
+                    make_child(pos, tables, move, piece)
+                    total += count_leaves_with(pos, tables)
+                    pos.unmake()
+        else:
+            pos.make_move(move)
+            total += count_leaves_with(pos, tables)
+            pos.unmake()
+    return total
+
+
 def _two_plies(pos: Position, tables: RuleTables) -> int:
-    """``count_two_ply_leaves`` with the rule set's tables already looked up."""
+    """``two_ply_leaves`` by counting, without making any move."""
     side = pos.side
     bb = pos.bb
-    if side == UNDECIDED:
+    if not compiled:
+        foe_prey = [0] * 7
+        threats = [0] * 7
+    if side == 2:
         total = 0
-        for mover in (0, 1):
+        for mover in range(2):
             foe = mover ^ 1
-            foe_prey = prey_masks(bb, mover * 7, tables)
+            prey_into(bb, mover * 7, tables, foe_prey)
             foe_moves = moves_of(pos, foe, foe_prey, tables)
-            threats = threat_masks(bb, foe * 7, tables)
+            threat_into(bb, foe * 7, tables, threats)
             total += _flip_children(
                 pos, tables, mover, foe_moves, foe_prey, threats, mover * 7, mover * 7 + 7
             )
         return total
     foe = side ^ 1
-    foe_prey = prey_masks(bb, side * 7, tables)
-    threats = threat_masks(bb, foe * 7, tables)
+    prey_into(bb, side * 7, tables, foe_prey)
+    threat_into(bb, foe * 7, tables, threats)
     foe_moves = moves_of(pos, foe, foe_prey, tables)
     total = _step_children(pos, tables, foe_moves, foe_prey, threats)
     if pos.hidden:
@@ -96,13 +162,13 @@ def _jump_pairs(sources: Bitboard, targets: Bitboard, occupied: Bitboard) -> int
 
     The relation is symmetric: the loop runs over the smaller of the two sets.
     """
-    if sources.bit_count() > targets.bit_count():
+    if popcount(sources) > popcount(targets):
         sources, targets = targets, sources
     total = 0
     while sources:
-        low = sources & -sources
-        sources ^= low
-        total += (cannon_lines(low.bit_length() - 1, occupied)[0] & targets).bit_count()
+        square = low_square(sources)
+        sources &= sources - 1
+        total += popcount(cannon_jumps(square, occupied) & targets)
     return total
 
 
@@ -111,8 +177,8 @@ def _flip_children(
     tables: RuleTables,
     mover: Colour,
     foe_moves: int,
-    foe_prey: list[Bitboard],
-    threats: list[Bitboard],
+    foe_prey: Sequence[Bitboard],
+    threats: Sequence[Bitboard],
     first: Piece,
     last: Piece,
 ) -> int:
@@ -134,33 +200,33 @@ def _flip_children(
         if not pool[piece]:
             continue
         kinds += 1
-        single += pool[piece] == 1
+        if pool[piece] == 1:
+            single += 1
         kind = piece % 7
         if piece // 7 == mover:
             if threats[kind]:
                 total += adjacent_pairs(hidden, threats[kind])
             if jump:
                 if jumped < 0:
-                    jumped = _jump_pairs(pos.bb[(mover ^ 1) * 7 + CANNON], hidden, ~empty)
+                    jumped = _jump_pairs(pos.bb[(mover ^ 1) * 7 + 5], hidden, ~empty)
                 total += jumped
             continue
         if foe_prey[kind]:
             total += adjacent_pairs(hidden, foe_prey[kind])
-        if kind == CANNON and (jump or tables.slide):
+        if kind == 5 and (jump or tables.slide):
             if jump:
                 total += _jump_pairs(hidden, pos.colour_bb[mover], ~empty)
             if tables.slide:
                 rest = hidden
                 while rest:
-                    low = rest & -rest
-                    rest ^= low
-                    total += cannon_lines(low.bit_length() - 1, ~empty)[2]
+                    total += cannon_slide_count(low_square(rest), ~empty)
+                    rest &= rest - 1
                 continue
         if walks < 0:
             walks = adjacent_pairs(hidden, empty)
         total += walks
-    count = hidden.bit_count()
-    types = 14 - pool.count(0)
+    count = popcount(hidden)
+    types = face_down_types(pos)
     return total + count * ((count - 1) * (kinds * types - single) + kinds * foe_moves)
 
 
@@ -173,8 +239,8 @@ def _step_children(
     pos: Position,
     tables: RuleTables,
     foe_moves: int,
-    foe_prey: list[Bitboard],
-    threats: list[Bitboard],
+    foe_prey: Sequence[Bitboard],
+    threats: Sequence[Bitboard],
 ) -> int:
     """Leaves two plies down through the moves and captures of the side to move.
 
@@ -191,8 +257,9 @@ def _step_children(
     # lines); the change of its quiet moves around the source, around each destination
     # (the two-step table, or one by one for a sliding cannon) and in the opponent
     # cannons' lines; then each capture's change around both squares, the taken
-    # piece's own moves gone, and in the cannons' lines. The set-up of the opponent
-    # cannons and the far pieces run once per call, so they are functions.
+    # piece's own moves gone, and in the cannons' lines. The opponent cannons (their
+    # squares, move counts and reaches, in three arrays) and the far pieces are set up
+    # first.
     jump = tables.jump
     slide = tables.slide
     board = pos.board
@@ -201,177 +268,196 @@ def _step_children(
     own = side * 7
     own_bb = pos.colour_bb[side]
     foe_bb = pos.colour_bb[side ^ 1]
-    own_cannons = pos.bb[own + CANNON] if jump or slide else 0
-    foe_cannons = pos.bb[(side ^ 1) * 7 + CANNON] if jump or slide else 0
-    cannons, lines, walkers = (
-        _foe_cannons(pos, foe_cannons, tables) if foe_cannons else ([], 0, foe_bb)
-    )
+    own_cannons = pos.bb[own + 5] if jump or slide else 0
+    foe_cannons = pos.bb[(side ^ 1) * 7 + 5] if jump or slide else 0
+    if not compiled:
+        squares = [0] * _CANNONS_MAX
+        befores = [0] * _CANNONS_MAX
+        reaches = [0] * _CANNONS_MAX
+        prey = [0] * 7
+    cannons = 0
+    lines = 0
+    walkers = foe_bb
+    if foe_cannons:
+        rest = foe_cannons
+        while rest:
+            square = low_square(rest)
+            rest &= rest - 1
+            reach = cannon_reach(square, ~empty)
+            before = 0
+            if jump:
+                before += popcount(cannon_jumps(square, ~empty) & own_bb)
+            if slide:
+                before += cannon_slide_count(square, ~empty)
+            squares[cannons] = square
+            befores[cannons] = before
+            reaches[cannons] = reach
+            cannons += 1
+            lines |= reach | BITS[square]
+        if slide:
+            walkers = foe_bb ^ foe_cannons
     moves = change = 0
     pieces = own_bb
-    if pieces.bit_count() >= _FAR_PIECES_CHECK:
+    if popcount(pieces) >= _FAR_PIECES_CHECK:
         zone = adjacent(foe_bb)
         far = pieces & ~own_cannons & ~(zone | adjacent(zone))
         if far:
             pieces ^= far
-            moves, change = _far_children(far, cannons, lines, empty, own_bb, tables)
+            moves = adjacent_pairs(far, empty)
+            if lines:
+                change = _far_change(
+                    far, squares, befores, reaches, cannons, lines, empty, own_bb, tables
+                )
     enemy = (side ^ 1) * 7
-    prey = prey_masks(pos.bb, enemy, tables) if pieces else foe_prey
-    near = NEIGHBOUR_MASKS
-    two_steps = _TWO_STEPS
+    if pieces:
+        prey_into(pos.bb, enemy, tables, prey)
     while pieces:
         frm_bit = pieces & -pieces
         pieces ^= frm_bit
-        frm = frm_bit.bit_length() - 1
+        frm = low_square(frm_bit)
         kind = board[frm] - own
         chasers = threats[kind]
-        around = near[frm]
-        here = (around & walkers).bit_count() - (around & chasers).bit_count()
+        around = _NEAR[frm]
+        here = popcount(around & walkers) - popcount(around & chasers)
         hits = around & prey[kind]
         steps = around & empty
         slider = False
         if frm_bit & own_cannons:
-            jumps, slides, _, _ = cannon_lines(frm, ~empty)
             if jump:
-                hits |= jumps & foe_bb
+                hits |= cannon_jumps(frm, ~empty) & foe_bb
             if slide:
-                steps = slides
+                steps = cannon_slides(frm, ~empty)
                 slider = True
         if steps:
-            count = steps.bit_count()
+            count = popcount(steps)
             moves += count
             change += count * here
             if slider:
                 rest = steps
                 while rest:
-                    there = near[(rest & -rest).bit_length() - 1]
+                    there = _NEAR[low_square(rest)]
                     rest &= rest - 1
-                    change += (there & chasers).bit_count() - (there & walkers).bit_count()
+                    change += popcount(there & chasers) - popcount(there & walkers)
             else:
-                once, twice = two_steps[frm][steps]
+                index = frm * 16 + _neighbour_index(frm, steps)
+                once = _ONCE[index]
+                twice = _TWICE[index]
                 change += (
-                    (once & chasers).bit_count()
-                    + (twice & chasers).bit_count()
-                    - (once & walkers).bit_count()
-                    - (twice & walkers).bit_count()
+                    popcount(once & chasers)
+                    + popcount(twice & chasers)
+                    - popcount(once & walkers)
+                    - popcount(twice & walkers)
                 )
             if lines & (frm_bit | steps):
-                change += _cannons_quiet_change(cannons, frm_bit, steps, empty, own_bb, tables)
+                change += _cannons_quiet_change(
+                    squares, befores, reaches, cannons, frm_bit, steps, empty, own_bb, tables
+                )
         while hits:
             to_bit = hits & -hits
             hits ^= to_bit
             moves += 1
-            to = to_bit.bit_length() - 1
-            there = near[to]
+            to = low_square(to_bit)
+            there = _NEAR[to]
             gone = ~to_bit
             change += (
-                (around & walkers & gone).bit_count()
-                - (around & chasers & gone).bit_count()
-                + (there & chasers).bit_count()
-                - (there & foe_prey[board[to] - enemy]).bit_count()
+                popcount(around & walkers & gone)
+                - popcount(around & chasers & gone)
+                + popcount(there & chasers)
+                - popcount(there & foe_prey[board[to] - enemy])
             )
             if walkers & to_bit:
-                change -= (there & empty).bit_count()
+                change -= popcount(there & empty)
             if lines & (frm_bit | to_bit):
-                change += _cannons_capture_change(cannons, frm_bit, to, empty, own_bb, tables)
-    return moves * (pos.hidden.bit_count() * (14 - pos.pool.count(0)) + foe_moves) + change
+                change += _cannons_capture_change(
+                    squares, befores, reaches, cannons, frm_bit, to, empty, own_bb, tables
+                )
+    return moves * (popcount(pos.hidden) * face_down_types(pos) + foe_moves) + change
 
 
-def _foe_cannons(
-    pos: Position, foe_cannons: Bitboard, tables: RuleTables
-) -> tuple[list[_FoeCannon], Bitboard, Bitboard]:
-    """For ``_step_children``: the opponent's cannons (with their move counts and
-    reaches), the squares they stand on or reach, and the opponent pieces that move
-    by steps."""
-    side = pos.side
-    foe_bb = pos.colour_bb[side ^ 1]
-    cannons: list[_FoeCannon] = []
-    rest = foe_cannons
-    own_bb = pos.colour_bb[side]
-    occupied = ~pos.empty
-    lines = 0
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        square = low.bit_length() - 1
-        jumps, _, slides, reach = cannon_lines(square, occupied)
-        moves = (jumps & own_bb).bit_count() * tables.jump + slides * tables.slide
-        cannons.append((square, moves, reach))
-        lines |= reach | low
-    return cannons, lines, foe_bb ^ foe_cannons if tables.slide else foe_bb
-
-
-def _far_children(
+def _far_change(
     far: Bitboard,
-    cannons: list[_FoeCannon],
+    squares: Sequence[Square],
+    befores: Sequence[int],
+    reaches: Sequence[Bitboard],
+    cannons: int,
     lines: Bitboard,
     empty: Bitboard,
     own_bb: Bitboard,
     tables: RuleTables,
-) -> tuple[int, int]:
-    """The moves of the ``far`` pieces, which only step to empty squares, and the
-    change they make, which is only the cannons' (see ``_step_children``)."""
-    moves = adjacent_pairs(far, empty)
+) -> int:
+    """The change the moves of the ``far`` pieces make, which only step to empty
+    squares: only the opponent cannons' (see ``_step_children``)."""
     change = 0
-    if lines:
-        far &= lines | adjacent(empty & lines)
-        while far:
-            frm_bit = far & -far
-            far ^= frm_bit
-            steps = NEIGHBOUR_MASKS[frm_bit.bit_length() - 1] & empty
-            change += _cannons_quiet_change(cannons, frm_bit, steps, empty, own_bb, tables)
-    return moves, change
+    far &= lines | adjacent(empty & lines)
+    while far:
+        frm_bit = far & -far
+        far ^= frm_bit
+        steps = _NEAR[low_square(frm_bit)] & empty
+        change += _cannons_quiet_change(
+            squares, befores, reaches, cannons, frm_bit, steps, empty, own_bb, tables
+        )
+    return change
 
 
 def _cannons_quiet_change(
-    cannons: list[_FoeCannon],
+    squares: Sequence[Square],
+    befores: Sequence[int],
+    reaches: Sequence[Bitboard],
+    cannons: int,
     frm_bit: Bitboard,
     steps: Bitboard,
     empty: Bitboard,
     own_bb: Bitboard,
     tables: RuleTables,
 ) -> int:
-    """How the opponent cannons' moves change, summed over the moves of the piece on
-    ``frm_bit`` to the empty squares ``steps``."""
+    """How the moves of the opponent cannons (the first ``cannons`` of ``squares``, with
+    their move counts ``befores`` and ``reaches``) change, summed over the moves of the
+    piece on ``frm_bit`` to the empty squares ``steps``."""
     jump = tables.jump
     slide = tables.slide
     change = 0
     left = ~(empty ^ frm_bit)
     targets = own_bb ^ frm_bit
-    for square, before, reach in cannons:
-        moved = steps if reach & frm_bit else steps & reach
+    for i in range(cannons):
+        square = squares[i]
+        moved = steps if reaches[i] & frm_bit else steps & reaches[i]
         if not moved:
             continue
-        table = CANNON_LINES[square]
-        cross = CROSS_MASKS[square]
-        change -= before * moved.bit_count()
+        change -= befores[i] * popcount(moved)
         while moved:
             to_bit = moved & -moved
             moved ^= to_bit
-            key = (left ^ to_bit) & cross
-            jumps, _, slides, _ = table.get(key) or cannon_lines(square, key)
-            change += (jumps & (targets ^ to_bit)).bit_count() * jump + slides * slide
+            if jump:
+                change += popcount(cannon_jumps(square, left ^ to_bit) & (targets ^ to_bit))
+            if slide:
+                change += cannon_slide_count(square, left ^ to_bit)
     return change
 
 
 def _cannons_capture_change(
-    cannons: list[_FoeCannon],
+    squares: Sequence[Square],
+    befores: Sequence[int],
+    reaches: Sequence[Bitboard],
+    cannons: int,
     frm_bit: Bitboard,
     to: Square,
     empty: Bitboard,
     own_bb: Bitboard,
     tables: RuleTables,
 ) -> int:
-    """How the opponent cannons' moves change when the piece on ``frm_bit`` takes ``to``."""
-    to_bit = 1 << to
+    """How the moves of the opponent cannons (as in ``_cannons_quiet_change``) change
+    when the piece on ``frm_bit`` takes ``to``."""
+    to_bit = BITS[to]
     change = 0
-    for square, before, reach in cannons:
+    for i in range(cannons):
+        square = squares[i]
         if square == to:
-            change -= before
-        elif reach & (frm_bit | to_bit):
-            jumps, _, slides, _ = cannon_lines(square, ~(empty ^ frm_bit))
-            change += (
-                (jumps & (own_bb ^ frm_bit ^ to_bit)).bit_count() * tables.jump
-                + slides * tables.slide
-                - before
-            )
+            change -= befores[i]
+        elif reaches[i] & (frm_bit | to_bit):
+            left = ~(empty ^ frm_bit)
+            if tables.jump:
+                change += popcount(cannon_jumps(square, left) & (own_bb ^ frm_bit ^ to_bit))
+            if tables.slide:
+                change += cannon_slide_count(square, left)
+            change -= befores[i]
     return change

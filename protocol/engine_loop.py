@@ -37,6 +37,7 @@ from typing import Final, TextIO
 from pydantic import ValidationError
 
 from banqi_common.version import VERSION
+from banqi_engine.core_build import CORE_BUILD
 from banqi_engine.errors import RulesInputError
 from banqi_engine.game import Game
 from banqi_engine.moves import Move, flip_move, is_flip, step_move
@@ -74,6 +75,11 @@ from .messages import (
 )
 
 PROTOCOL_VERSION: Final = "1.1.0"
+
+ENGINE_VERSION: Final = f"{VERSION} {CORE_BUILD.token}"
+"""The ``version`` reply: the package's version and the core's build, ``0.1.0 compiled`` or
+``0.1.0 pure-python``."""
+
 ENGINE_NAME: Final = "banqi-engine"
 BOARD_SIZES: Final = ((NUM_FILES, NUM_RANKS), (NUM_RANKS, NUM_FILES))
 """Accepted ``boardsize`` arguments: 4 files by 8 ranks, in either order."""
@@ -135,7 +141,7 @@ class DctpEngine:
         *,
         board_stream: TextIO | None = None,
         name: str = ENGINE_NAME,
-        version: str = VERSION,
+        version: str = ENGINE_VERSION,
     ) -> None:
         """``board_stream`` receives ``showboard`` diagrams (never the reply stream)."""
         self.rules = rules

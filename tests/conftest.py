@@ -15,6 +15,8 @@ CLOCK_FREE_FILES = frozenset(
         "test_cli_inputs.py",
         "test_cli_positions.py",
         "test_cluster_records.py",
+        "test_core_differential.py",
+        "test_core_setup.py",
         "test_elo.py",
         "test_endgame.py",
         "test_engine_env.py",

@@ -18,7 +18,7 @@ from banqi_cli.main import cli
 def test_ctrl_c_in_any_command_ends_with_one_line_and_130(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def interrupted(seconds: float) -> None:
+    def interrupted(*args: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(banqi_cli.perft_commands, "bench_search", interrupted)

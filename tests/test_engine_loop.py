@@ -10,7 +10,13 @@ from banqi_engine.pieces import BLACK, RED, UNDECIDED, Colour
 from banqi_engine.players import make_player
 from banqi_engine.position import OPENING, parse_position
 from banqi_engine.rules import PRESETS
-from protocol.engine_loop import MAX_REASON_CHARS, DctpEngine, genmove_budget, run_engine
+from protocol.engine_loop import (
+    ENGINE_VERSION,
+    MAX_REASON_CHARS,
+    DctpEngine,
+    genmove_budget,
+    run_engine,
+)
 from protocol.messages import (
     COMMAND_NAMES,
     Reply,
@@ -80,7 +86,7 @@ def refused(engine: DctpEngine, line: str) -> str:
 SIMPLE_ANSWERS = [
     ("0 protocol_version", "=0 1.1.0"),
     ("1 name", "=1 banqi-engine"),
-    ("2 version", "=2 0.1.0"),
+    ("2 version", f"=2 {ENGINE_VERSION}"),
     ("3 known_command genmove", "=3 true"),
     ("3 known_command time_setting", "=3 true"),
     ("3 known_command time_settings", "=3 true"),

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from banqi_engine.eval_params import DEFAULT_PARAMS, EvalParams, ParamsError, params_with
-from banqi_engine.evaluation import Evaluator
+from banqi_engine.evaluation import Evaluator, material_key
 from banqi_engine.pieces import (
     BLACK,
     CANNON,
@@ -201,6 +201,38 @@ def test_colour_swap_keeps_the_side_to_moves_view() -> None:
     pos = parse_position(text)
     assert pos.side == RED and colours_swapped(pos).side == BLACK
     assert Evaluator(OLYMPIAD).evaluate(colours_swapped(pos)) == pytest.approx(evaluate(text))
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_cached_score_is_the_score_computed_afresh(preset: str) -> None:
+    rules = PRESETS[preset]
+    rng = random.Random(preset)
+    evaluator = Evaluator(rules)
+    for _ in range(40):
+        pos = random_game(rng, rules, rng.randrange(1, 200)).position
+        if pos.side == UNDECIDED:
+            continue
+        first = evaluator.evaluate(pos)
+        assert evaluator.evaluate(pos) == first == Evaluator(rules).evaluate(pos)
+
+
+def test_the_score_cache_tells_pools_apart() -> None:
+    # the same board and side with two pools (one face-down piece: a black pawn or a red king)
+    board = "X---/----/----/----/----/----/-R--/k---"
+    pawn, king = (f"{board} r {pool} 0 0" for pool in ("00000000000001", "10000000000000"))
+    evaluator = Evaluator(OLYMPIAD)
+    assert evaluator.evaluate(parse_position(pawn)) == evaluate(pawn)
+    assert evaluator.evaluate(parse_position(king)) == evaluate(king)
+    assert evaluate(pawn) != evaluate(king)
+
+
+def test_material_keys_tell_counts_apart() -> None:
+    rng = random.Random(3)
+    seen: dict[int, tuple[int, ...]] = {}
+    for _ in range(2000):
+        counts = tuple(rng.randrange(full + 1) for full in FULL_POOL)
+        assert seen.setdefault(material_key(counts), counts) == counts
+    assert material_key(FULL_POOL) < 6**14
 
 
 # -- parameters ----------------------------------------------------------------------

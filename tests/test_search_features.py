@@ -218,7 +218,7 @@ def expectimax(searcher: Searcher, pos: Position, move: int, depth: int) -> floa
         searcher._make_outcome(move, piece)
         expected = after_reveal(state, (frm, to), letter, searcher.rules.capture_order)
         assert searcher.pos.to_string().split()[:3] == state_text(expected).split()
-        searcher.rep = {searcher.pos.hash}
+        searcher.reset_repetitions([searcher.pos.hash])
         child = -searcher._search(
             depth - 1 - FLIP_REDUCTION, -2 * CHANCE_BOUND, 2 * CHANCE_BOUND, 1, AFTER_CHANCE, 0
         )

@@ -8,11 +8,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from game_drivers import play_shown
 
+from banqi_engine import search_player
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
 from banqi_engine.pieces import COLOUR_NAMES, UNDECIDED
@@ -25,6 +26,7 @@ from banqi_engine.time_manager import (
     HARD_SHARE,
     MAX_HARD_SECONDS,
     MAX_SOFT_SECONDS,
+    MIN_USED_SECONDS,
     OVERHEAD_SECONDS,
     PER_MOVE_SHARE,
     ClockPlayer,
@@ -100,6 +102,18 @@ def test_a_per_move_limit_is_noticed_and_a_clock_is_not() -> None:
     # a move that used almost nothing tells nothing
     manager.record(100, 2, 0.0)
     assert manager.budget(100, pos, 4) == clock_budget(100, pos)
+
+
+def test_a_fast_engine_notices_a_per_move_limit_over_a_few_moves() -> None:
+    pos = parse_position(MIDGAME)
+    manager = TimeManager()
+    manager.record(300, 0, MIN_USED_SECONDS * 0.6)
+    assert manager.budget(300, pos, 2) == clock_budget(300, pos)
+    manager.record(300, 2, MIN_USED_SECONDS * 0.6)
+    assert manager.budget(300, pos, 4) == per_move_budget(300)
+    # a real clock drops once the moves' time adds up: the clock rule again
+    manager.record(300, 4, MIN_USED_SECONDS * 0.6)
+    assert manager.budget(297, pos, 6) == clock_budget(297, pos)
 
 
 def test_instability_gives_more_time_and_stability_less() -> None:
@@ -274,6 +288,25 @@ class Planned(Exception):
     """The search was given its budget: the move need not be searched."""
 
 
+class PlanningSearcher:
+    """A searcher that keeps the budget each search is given, then stops with Planned
+    (the engine's ``Searcher`` is a C-level class in the compiled build: its methods cannot
+    be patched, so the player is given this one in its place)."""
+
+    given: ClassVar[list[TimeBudget]] = []
+
+    def __init__(self, *args: Any) -> None:
+        self.real = Searcher(*args)
+        self.rules = self.real.rules
+
+    def prepare_tables(self, pos: Position, seconds: float) -> bool:
+        return self.real.prepare_tables(pos, seconds)
+
+    def search(self, pos: Position, rng: random.Random, **options: Any) -> None:
+        self.given.append(options["budget"])
+        raise Planned
+
+
 @pytest.mark.parametrize("remaining_ms", [5_000, 10_000, 30_000, 60_000, 300_000])
 def test_the_engine_never_plans_more_than_the_documented_share_of_its_clock(
     remaining_ms: int, monkeypatch: pytest.MonkeyPatch
@@ -285,12 +318,8 @@ def test_the_engine_never_plans_more_than_the_documented_share_of_its_clock(
     assert found is not None
     share = int(found.group(1)) / 100
     given: list[TimeBudget] = []
-
-    def planned(self: Searcher, pos: Position, rng: random.Random, **options: Any) -> None:
-        given.append(options["budget"])
-        raise Planned
-
-    monkeypatch.setattr(Searcher, "search", planned)
+    monkeypatch.setattr(PlanningSearcher, "given", given)
+    monkeypatch.setattr(search_player, "Searcher", PlanningSearcher)
     seconds = remaining_ms / 1000
     for text in (*FEW_PIECES, MIDGAME):
         player = SearchPlayer(OLYMPIAD, 0)
