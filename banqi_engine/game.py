@@ -98,10 +98,10 @@ class Game:
             )
         if is_flip(move):
             square = move_from(move)
-            if piece is None:
-                raise MoveError(f"flip of {square_name(square)} needs the piece it revealed")
             if pos.board[square] != HIDDEN:
                 raise MoveError(f"cannot flip {square_name(square)}: it is not face down")
+            if piece is None:
+                raise MoveError(f"flip of {square_name(square)} needs the piece it revealed")
             if not pos.pool[piece]:
                 raise MoveError(
                     f"flip {format_flip(square, piece)}: no {PIECE_LETTERS[piece]!r} "

@@ -219,6 +219,17 @@ def test_only_an_adjacent_square_not_a_diagonal_nor_two_away() -> None:
     assert mv("b1-b4") not in game.legal_moves()
 
 
+def test_a_flip_of_a_square_not_face_down_is_refused_for_that() -> None:
+    """As the referee asks, with no piece (its layout has none under a face-up or empty
+    square): the reason is the square, not the missing piece."""
+    game = game_at({"b2": "R", "d8": "X", "d1": "k"}, "r", "g")
+    for name in ("b2", "c3"):
+        with pytest.raises(MoveError, match=f"cannot flip {name}: it is not face down"):
+            game.check(flip_move(parse_square(name)), None)
+    with pytest.raises(MoveError, match="flip of d8 needs the piece it revealed"):
+        game.check(flip_move(parse_square("d8")), None)
+
+
 def test_the_enemy_s_and_face_down_pieces_do_not_move() -> None:
     game = game_at({"b2": "R", "b3": "X", "c2": "X", "d2": "X", "c3": "k"}, "r", "gpp")
     moves = set(game.legal_moves())
