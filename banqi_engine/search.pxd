@@ -19,6 +19,11 @@ cdef int AFTER_NULL, NO_MOVE, MVV_WEIGHT, KILLER_ORDER, MOVE_CODES, MAX_PLY
 cdef long long SIDE_SWAP, NO_NODE_LIMIT
 
 
+@cython.locals(slot=int)
+cdef inline void _insert_sorted(int *out, double *keys, int first, int end, int move,
+                                double key) noexcept
+
+
 @cython.final
 cdef class Searcher:
     cdef public object rules, params, config, base, tables, partial
@@ -95,11 +100,11 @@ cdef class Searcher:
     @cython.locals(slot=int)
     cdef void _remember_cutoff(self, int move, int depth, int ply) noexcept
 
-    @cython.locals(capture_keys="double[256]", quiet_keys="long long[256]", reveals="int[256]",
+    @cython.locals(keys="double[256]", reveals="int[256]",
                    interacting="int[32]", quiet_squares="int[32]", quiet_count="int[1]",
                    board="int *", killer0=int, killer1=int, n=int, first=int, captures=int,
                    reveal_count=int, index=int, move=int, frm=int, to=int, target=int,
-                   key=double, slot=int, order_key="long long", flips=int)
+                   key=double, order_key=double, flips=int)
     cdef int _order_into(self, int *moves, int count, int tt_move, int ply, bint with_flips,
                          int *out) except -1
 

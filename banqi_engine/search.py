@@ -133,6 +133,22 @@ KILLER_ORDER: Final = -(1 << 30)
 """The order key of a killer move among quiet moves (before any history)."""
 
 
+def _insert_sorted(
+    out: list[Move], keys: list[float], first: int, end: int, move: Move, key: float
+) -> None:
+    """Insert ``move`` with its order ``key`` into ``out[first:end]``, kept ascending by key
+    and, between equal keys, by move (``keys`` beside it; both have room at ``end``)."""
+    slot = end
+    while slot > first and (
+        keys[slot - 1] > key or (keys[slot - 1] == key and out[slot - 1] > move)
+    ):
+        out[slot] = out[slot - 1]
+        keys[slot] = keys[slot - 1]
+        slot -= 1
+    out[slot] = move
+    keys[slot] = key
+
+
 class SearchTimeout(Exception):
     """The deadline or node limit was reached inside the search."""
 
@@ -779,8 +795,7 @@ class Searcher:
         history, then (where flips are searched) moves onto face-down pieces and flips, of
         the ``count`` generated ``moves``; return how many. Ties keep the lower move first."""
         if not compiled:
-            capture_keys = [0.0] * MOVE_BUFFER
-            quiet_keys = [0] * MOVE_BUFFER
+            keys = [0.0] * MOVE_BUFFER
             reveals = [0] * MOVE_BUFFER
             interacting = [0] * 32
             quiet_squares = [0] * 32
@@ -809,16 +824,7 @@ class Searcher:
                 reveal_count += 1
             elif target != EMPTY:
                 key = self.values[board[frm] % 7] - self.values[target % 7] * MVV_WEIGHT
-                slot = first + captures
-                while slot > first and (
-                    capture_keys[slot - 1] > key
-                    or (capture_keys[slot - 1] == key and out[slot - 1] > move)
-                ):
-                    out[slot] = out[slot - 1]
-                    capture_keys[slot] = capture_keys[slot - 1]
-                    slot -= 1
-                out[slot] = move
-                capture_keys[slot] = key
+                _insert_sorted(out, keys, first, first + captures, move, key)
                 captures += 1
         n = first + captures
         first = n
@@ -830,16 +836,7 @@ class Searcher:
             if move == tt_move or board[to] != EMPTY:
                 continue
             order_key = KILLER_ORDER if move in (killer0, killer1) else -self.history[move]
-            slot = n
-            while slot > first and (
-                quiet_keys[slot - 1] > order_key
-                or (quiet_keys[slot - 1] == order_key and out[slot - 1] > move)
-            ):
-                out[slot] = out[slot - 1]
-                quiet_keys[slot] = quiet_keys[slot - 1]
-                slot -= 1
-            out[slot] = move
-            quiet_keys[slot] = order_key
+            _insert_sorted(out, keys, first, n, move, order_key)
             n += 1
         if with_flips and self.pos.hidden:
             for index in range(reveal_count):
