@@ -234,10 +234,12 @@ class Searcher:
         """Best move for the side to move of ``pos`` (colours decided; ``pos`` is not kept).
 
         ``seen`` holds the hashes of the positions since the last flip or capture;
-        the search stops at ``max_depth``, after ``max_nodes``, and on time: ``budget``
-        (soft target and hard limit), or ``seconds`` as a budget all of which may be spent.
+        the search stops at ``max_depth`` (at most ``MAX_DEPTH``, which the per-ply tables
+        are sized for), after ``max_nodes``, and on time: ``budget`` (soft target and hard
+        limit), or ``seconds`` as a budget all of which may be spent.
         """
         start = time.perf_counter()
+        max_depth = min(max_depth, MAX_DEPTH)
         if budget is None and seconds is not None:
             budget = TimeBudget.fixed(seconds)
         control = None if budget is None else IterationControl(budget, start)

@@ -13,7 +13,7 @@ from banqi_engine.moves import is_flip, step_move
 from banqi_engine.players import make_player
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet
-from banqi_engine.search import TABLE_WIN, Searcher
+from banqi_engine.search import MAX_DEPTH, TABLE_WIN, Searcher
 from banqi_engine.search_config import DEFAULT_CONFIG, SearchConfig
 from banqi_engine.search_player import SearchPlayer, reversible_hashes
 from banqi_engine.squares import parse_square
@@ -271,3 +271,11 @@ def test_search_players_play_moves_onto_face_down_pieces_in_games() -> None:
             game.play(chosen, game.piece_shown(chosen, layout))
             turn ^= 1
     assert onto >= 1
+
+
+def test_a_deeper_search_than_its_tables_allow_stops_at_the_most_they_allow() -> None:
+    """Two lone jumping cannons can never take: every iteration is quick and none finds a
+    mate, so only the depth cap ends the search (the node limit is a safety net)."""
+    pos = parse_position("C---/----/----/----/----/----/----/---c r 00000000000000")
+    result = Searcher(OLYMPIAD).search(pos, random.Random(0), max_depth=10_000, max_nodes=1_000_000)
+    assert result.depth == MAX_DEPTH
