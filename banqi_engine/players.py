@@ -170,9 +170,10 @@ class GreedyPlayer:
             gain = values[kind_of(target)]
             if gain <= best:
                 continue
+            mover = board[move_from(move)]
             pos.make_move(move)
             if _can_capture_on(pos, rules, to):
-                gain -= values[kind_of(board[to])]
+                gain -= values[kind_of(mover)]
             pos.unmake()
             best = max(best, gain)
         return best

@@ -10,7 +10,8 @@ from banqi_engine.evaluation import base_values
 from banqi_engine.game import Game
 from banqi_engine.layout import random_layout
 from banqi_engine.moves import is_flip, step_move
-from banqi_engine.players import make_player
+from banqi_engine.pieces import KING, PAWN
+from banqi_engine.players import GreedyPlayer, make_player
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import PRESETS, RuleSet
 from banqi_engine.search import MAX_DEPTH, TABLE_WIN, Searcher
@@ -279,3 +280,14 @@ def test_a_deeper_search_than_its_tables_allow_stops_at_the_most_they_allow() ->
     pos = parse_position("C---/----/----/----/----/----/----/---c r 00000000000000")
     result = Searcher(OLYMPIAD).search(pos, random.Random(0), max_depth=10_000, max_nodes=1_000_000)
     assert result.depth == MAX_DEPTH
+
+
+def test_the_greedy_player_counts_the_piece_it_loses_when_retaken() -> None:
+    """The Pawn takes the King and the Guard takes the Pawn back: the gain is the King less
+    the Pawn (the capturing piece), not nothing."""
+    rules = OLYMPIAD
+    pos = parse_position("----/----/----/----/----/-kg-/-P--/---- r 00000000000000")
+    values = base_values(rules)
+    gain = GreedyPlayer(rules, 0)._best_capture_gain(pos, rules)
+    assert gain == values[KING] - values[PAWN] > 0
+    assert pos.to_string() == "----/----/----/----/----/-kg-/-P--/---- r 00000000000000 0 0"
