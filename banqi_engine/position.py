@@ -44,9 +44,8 @@ from .squares import (
 
 ZOBRIST_BITS: Final = 62
 """Bits of a Zobrist key: 62, not 64, so that keys, hashes (XORs of keys) and the
-search's table keys stay below 2**62, mypyc's unboxed short ints in the optional
-compiled build (about 10% more nodes/s there). CPython stores 62 and 64 bits alike
-(three 30-bit digits): the pure-Python speed is the same."""
+search's table keys stay below 2**62: positive C ``long long`` values in the compiled
+build with a bit to spare (the score cache marks its filled slots with bit 62)."""
 
 _rng = random.Random(0xBA1C1)
 ZOBRIST: Final = tuple(
