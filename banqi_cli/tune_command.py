@@ -2,6 +2,7 @@
 
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final, NoReturn
 
@@ -55,18 +56,23 @@ class TuneProgress:
         self.done = 0
         self.config: TuneConfig | None = None
         self.progress: Progress | None = None
+        self.status: Callable[[], str] = lambda: ""
 
-    def started(self, config: TuneConfig, state: TuneState) -> None:
+    def started(
+        self, config: TuneConfig, state: TuneState, at_once: str, status: Callable[[], str]
+    ) -> None:
         self.config = config
         self.done = len(state.pairs)
         self.progress = Progress(config, self.done)
-        for line in header(config, state, self.seed, self.engine):
+        self.status = status
+        for line in header(config, state, self.seed, self.engine, at_once):
             output.say(line)
 
     def pair_done(self, pair: PairResult, now: TuneState) -> None:
         assert self.config is not None and self.progress is not None  # started first
         self.done = len(now.pairs)
-        output.say(f"{pair_line(self.config, pair, now)}; {self.progress.words(self.done)}")
+        line = f"{pair_line(self.config, pair, now)}; {self.progress.words(self.done)}"
+        output.say(line + self.status())
 
     def events(self) -> TuneJobEvents:
         return TuneJobEvents(output.notices(), self.started, TuneEvents(self.pair_done))
@@ -135,12 +141,13 @@ def tune_config(
     "--concurrency",
     model=TuneConfig,
     field="concurrency",
-    help="Pairs played at once (each plays its two games one after the other).",
+    help="Pairs played at once (each plays its two games one after the other); on a "
+    "--cluster, default: its workers' game slots.",
 )
 @rules_option
 @time_control_options
 @run_options
-@access_options(deals=False, cluster=False)
+@access_options(deals=False)
 @out_option(
     None,
     "Run folder; the same folder resumes the run. Default: banqi-runs/tune-<PARAMS>.",

@@ -66,8 +66,11 @@ class Progress:
         return f"elapsed {_duration(elapsed)}, ETA {eta}"
 
 
-def header(config: TuneConfig, state: TuneState, seed: int | None, engine: str) -> list[str]:
-    """What the run tunes, how, where, and how far it is; then its SPSA gains."""
+def header(
+    config: TuneConfig, state: TuneState, seed: int | None, engine: str, at_once: str
+) -> list[str]:
+    """What the run tunes, how, where (``at_once``: how many pairs at once, in words), and
+    how far it is; then its SPSA gains."""
     done = len(state.pairs)
     spsa = config.spsa()
     count = len(config.params)
@@ -75,7 +78,7 @@ def header(config: TuneConfig, state: TuneState, seed: int | None, engine: str) 
         f"tune: {count} parameter{'s' if count > 1 else ''} of {engine}, {config.iterations} "
         f"iterations (pairs of games on one hidden layout, seats swapped), rules "
         f"{config.rules.name}, time {config.time_control.describe()}, {seed_words(seed)}, "
-        f"{config.concurrency} pair{'s' if config.concurrency > 1 else ''} at once, run folder "
+        f"pairs: {at_once}, run folder "
         f"{config.out}"
     )
     if done == config.iterations:

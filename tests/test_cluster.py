@@ -169,3 +169,30 @@ def test_an_sprt_on_a_cluster_reaches_the_verdict_it_reaches_here(tmp_path: Path
         for name in results
     }
     assert layouts["here"] == layouts["cluster"] and layouts["here"]
+
+
+def test_a_tune_on_a_cluster_plays_the_pairs_it_plays_here(tmp_path: Path) -> None:
+    """Same key, seed and (deterministic) engine: the same pairs, games and theta, locally
+    and through a local cluster, whose workers the progress lines count."""
+    (tmp_path / "key").write_bytes(TEST_KEY)
+    (tmp_path / "params.toml").write_text(
+        "[safe_factor]\nvalue = 1.2\nmin = 1.0\nmax = 2.0\nc_end = 0.05\nr_end = 0.5\n"
+    )
+    engine = shlex.join(level(1).command)
+    base = ["tune", "params.toml", "--engine", engine, "--iterations", "3", "--rules", "casual"]
+    base += ["--seed", "5", "--key-file", "key", "--sandbox", "off"]
+    states = {}
+    with contextlib.chdir(tmp_path):
+        for name, extra in (("here", []), ("cluster", ["--cluster", "local:2"])):
+            outcome = CliRunner().invoke(cli, [*base, "--out", name, *extra])
+            assert outcome.exit_code == 0, outcome.output
+            states[name] = json.loads((tmp_path / name / "tune-state.json").read_text())
+            on_cluster = "as many as the cluster has game slots" in outcome.output
+            assert on_cluster == (name == "cluster"), outcome.output
+            assert ("[cluster: 2 workers" in outcome.output) == (name == "cluster")
+    here, cluster = states["here"], states["cluster"]
+    assert len(here["pairs"]) == 3
+    assert sorted(here["pairs"], key=lambda p: p["iteration"]) == sorted(
+        cluster["pairs"], key=lambda p: p["iteration"]
+    )
+    assert here["theta"] == pytest.approx(cluster["theta"])

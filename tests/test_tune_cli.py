@@ -95,11 +95,11 @@ def test_a_short_run_its_lines_files_and_the_same_command_again(tmp_path: Path) 
     args = [str(params), "--iterations", "2", "--concurrency", "2", *FAST, "--out", str(out)]
     first = tune(*args)
     assert first.exit_code == 0, first.output
-    lines = first.output.splitlines()
+    lines = [line for line in first.output.splitlines() if not line.startswith("warning:")]
     assert lines[0] == (
         "tune: 2 parameters of banqi-engine --level 3, 2 iterations (pairs of games on one "
         "hidden layout, seats swapped), rules casual, time 10s+0.1s, 0.05s/move, seed 5, "
-        f"2 pairs at once, run folder {out}"
+        f"pairs: 2 at once, run folder {out}"
     )
     assert lines[1].startswith("SPSA: alpha 0.602, gamma 0.101, A 0.2 (a tenth of the iterations)")
     found = list(ITERATION.finditer(first.output))

@@ -1,7 +1,8 @@
 """A whole tuning run as one call: the referee key, the run folder locked, opened and
 resumed (its settings written and its state read before the engine starts), the engine
-sandboxed and checked, every iteration played, ``tuned.toml`` written; what a script or the
-command line runs."""
+sandboxed and checked here (or its games played on a cluster, the engine checked on every
+worker), every iteration played, ``tuned.toml`` written; what a script or the command line
+runs."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from banqi_common.interrupt import run_interruptible
 from referee.macs import MacKeys
 
-from .engine_places import Notices, check_before_games, sandboxed_engines
+from .engine_places import Notices, check_before_games, playing_for
 from .run_access import RunAccess
 from .run_adopt import adopt_unsigned
 from .run_kinds import TUNE_FILE
@@ -50,7 +51,9 @@ class TuneJobEvents:
     before any pair; then the run's events."""
 
     notices: Notices
-    started: Callable[[TuneConfig, TuneState], None]
+    started: Callable[[TuneConfig, TuneState, str, Callable[[], str]], None]
+    """The config, the state, how many pairs at once (words) and the suffix of a progress
+    line (a cluster's workers and games running; empty here)."""
     run: TuneEvents
 
 
@@ -83,14 +86,17 @@ def run_tune_job(job: TuneJob, events: TuneJobEvents) -> TuneOutcome:
         config = settings.config
         start_tune_folder(settings, macs)
         state = read_state(config, macs)
-        events.started(config, state)
-        if len(state.pairs) < config.iterations:
+        if len(state.pairs) == config.iterations:
+            events.started(config, state, f"{config.concurrency} at once", lambda: "")
+        else:
             start = engine_spec(config, "theta", state.theta)
-            hidden = access.hidden(config.out)
-            factory, isolation = sandboxed_engines(config.sandbox, hidden, (start,))
-            events.notices.isolation(isolation, config.sandbox)
+            play, cluster = playing_for(access, config, config.out, (start,), events.notices)
+            at_once = play.at_once(config.concurrency, access.concurrency_given)
+            events.started(config, state, at_once, play.status)
             folder.engines_start()
-            check_before_games((start,), factory, config)
-            state = run_interruptible(run_tune(config, state, key, events.run, factory))
+            if cluster is None:
+                check_before_games((start,), play.start_engine, config)
+            tune = run_tune(config, state, key, events.run, play.start_engine, play.place)
+            state = run_interruptible(tune)
         tuned = write_tuned(config, state)
     return TuneOutcome(config=config, state=state, tuned=tuned)

@@ -47,7 +47,7 @@ from .pairs import paired_setups
 from .run_config import FolderRunConfig
 from .run_folder import RunKind, RunState, open_run_folder, refuse_other_settings, write_state
 from .run_kinds import TUNE_FILE, RunFolderError
-from .runner import play_here, save_whole
+from .runner import GamePlayer, PlayPlace, play_here, save_whole
 from .tune import PairResult, Spsa, TuneGame, TuneParam, TuneState, param_file_text
 
 STATE_FILE: Final = "tune-state.json"
@@ -267,19 +267,28 @@ class _Run:
         state: TuneState,
         key: bytes,
         events: TuneEvents,
-        start_engine: EngineFactory,
+        play_game: GamePlayer,
     ) -> None:
         self.config = config
         self.state = state
         self.key = key
         self.macs = MacKeys(key)
         self.events = events
-        self.play_game = play_here(start_engine)
+        self.play_game = play_game
         self.spsa = config.spsa()
         done = state.done()
         self.queue = [k for k in range(1, config.iterations + 1) if k not in done]
         self.lock = asyncio.Lock()
         self.failed_in_a_row = 0
+
+    async def play_all(self, concurrency: int) -> None:
+        """Play the queue, ``concurrency`` pairs at once."""
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(concurrency):
+                    group.create_task(self.worker())
+        except ExceptionGroup as failed:  # a worker's TuneError, or a state not written
+            raise failed.exceptions[0] from None
 
     async def worker(self) -> None:
         """Play queued iterations one after the other."""
@@ -333,16 +342,17 @@ async def run_tune(
     key: bytes,
     events: TuneEvents,
     start_engine: EngineFactory = start_engine_process,
+    play_on: PlayPlace | None = None,
 ) -> TuneState:
-    """Play every iteration the state has not played, ``concurrency`` pairs at once; the
-    state as it ends (saved at the start too). TuneError if the engines keep failing (the pairs
-    played are kept)."""
-    run = _Run(config, state, key, events, start_engine)
+    """Play every iteration the state has not played, ``concurrency`` pairs at once (on
+    ``play_on``, a cluster, as many as it says); the state as it ends (saved at the start
+    too). TuneError if the engines keep failing (the pairs played are kept)."""
+    run = _Run(config, state, key, events, play_here(start_engine))
     save_state(config.out, state, run.macs)
-    try:
-        async with asyncio.TaskGroup() as group:
-            for _ in range(config.concurrency):
-                group.create_task(run.worker())
-    except ExceptionGroup as failed:  # a worker's TuneError, or a state that cannot be written
-        raise failed.exceptions[0] from None
+    if play_on is None:
+        await run.play_all(config.concurrency)
+    else:
+        async with play_on(run.macs) as (player, slots):
+            run.play_game = player
+            await run.play_all(slots)
     return run.state
