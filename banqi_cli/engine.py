@@ -95,15 +95,15 @@ def serve_stdio(
     "--params",
     "params_file",
     metavar="FILE",
-    help="Evaluation parameters from a TOML file: NAME = VALUE lines, or a parameter file "
-    "of 'banqi tune' (its tuned.toml), whose values are taken.",
+    help="Evaluation and search parameters from a TOML file: NAME = VALUE lines, or a "
+    "parameter file of 'banqi tune' (its tuned.toml), whose values are taken.",
 )
 @click.option(
     "--param",
     "assignments",
     multiple=True,
     metavar="NAME=VALUE",
-    help=f"Set one evaluation parameter (repeatable; over --params). Names: "
+    help=f"Set one evaluation or search parameter (repeatable; over --params). Names: "
     f"{', '.join(EvalParams.model_fields)}.",
 )
 def engine_command(

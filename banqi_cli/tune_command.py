@@ -111,8 +111,8 @@ def tune_config(
 @click.option(
     "--write-params",
     is_flag=True,
-    help="Write a starting PARAMS.toml for the built-in engine (every evaluation parameter at "
-    "its default, within its bounds) and exit.",
+    help="Write a starting PARAMS.toml for the built-in engine (every evaluation and search "
+    "parameter at its default, within its bounds) and exit.",
 )
 @click.option(
     "--iterations",

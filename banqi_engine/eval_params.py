@@ -1,7 +1,8 @@
-"""The evaluation's tunable parameters: one validated model, its defaults, and parsing.
+"""The engine's tunable parameters: one validated model, its defaults, and parsing.
 
-Every weight the evaluation uses is a field of ``EvalParams`` with the bounds a tuner
-may move it within (``ge``/``le``). ``banqi-engine --param NAME=VALUE`` and
+Every weight the evaluation uses, and the two numbers of the search a tuner may move (the
+draw's contempt and the root's aspiration window), is a field of ``EvalParams`` with the
+bounds a tuner may move it within (``ge``/``le``). ``banqi-engine --param NAME=VALUE`` and
 ``banqi tune`` set them by name.
 """
 
@@ -25,7 +26,8 @@ def _param(default: float, low: float, high: float, description: str) -> float:
 
 
 class EvalParams(BaseModel):
-    """Weights of the evaluation (material units: a Pawn of the Olympiad order is 2)."""
+    """Weights of the evaluation, then the search's tunable numbers (material units: a Pawn
+    of the Olympiad order is 2)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -125,6 +127,18 @@ class EvalParams(BaseModel):
         1.0,
         200.0,
         "Plies before the no-progress draw over which the score fades to 0.",
+    )
+    contempt: float = _param(
+        2.0,
+        0.0,
+        8.0,
+        "Search: how far below 0 a draw by repetition or no progress scores for the engine.",
+    )
+    aspiration_window: float = _param(
+        1.5,
+        0.25,
+        8.0,
+        "Search: half-width of the root's aspiration window around the last score.",
     )
 
 

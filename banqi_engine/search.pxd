@@ -11,7 +11,7 @@ from banqi_engine.transposition cimport (
     EXACT, LOWER, POOL_STEPS, UPPER, TranspositionTable, from_tt, to_tt
 )
 
-cdef double INFINITY, CONTEMPT, NULL_WINDOW, ASPIRATION_WINDOW, TABLE_PLY_COST, TABLE_DRAW_SHARE
+cdef double INFINITY, NULL_WINDOW, TABLE_PLY_COST, TABLE_DRAW_SHARE
 cdef int TIME_CHECK_MASK, ASPIRATION_MIN_DEPTH, LMR_MIN_DEPTH, LMR_CHANCE_MIN_DEPTH, LMR_MIN_INDEX
 cdef int LMR_LATE_INDEX, LMR_DEEP, NULL_MIN_DEPTH, NULL_REDUCTION, MAX_EXTENSIONS
 cdef int EXTENSION_MAX_DEPTH, EXTENSION_SPACING, STAR2_MIN_DEPTH, TABLE_MAX_PLIES, NORMAL
@@ -42,7 +42,7 @@ cdef class Searcher:
     cdef long long history[1024]
     cdef int killers[512]
     cdef public long long pool_key, nodes, max_nodes
-    cdef public double deadline
+    cdef public double deadline, contempt, aspiration_window
     cdef double draw_scores[2]
 
     cdef void _tick(self) except *

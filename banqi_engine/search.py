@@ -24,7 +24,7 @@ root uses aspiration windows. Each feature is switched by a ``SearchConfig``.
 Leaves are resolved by a quiescence search over captures. Draw rules: a position
 repeating one since the last flip or capture (in the game or along the search path)
 scores as a draw, a little below 0 for the side the search plays for
-(``CONTEMPT``), so that a side that is ahead or level avoids it; the no-progress
+(the parameter ``contempt``), so that a side that is ahead or level avoids it; the no-progress
 limit scores as a draw and the evaluation fades towards 0 as it approaches (see
 ``evaluation``). Where nothing is face down and at most ``MAX_PIECES`` pieces are left,
 positions whose endgame table is built score exactly (see ``endgame``).
@@ -77,13 +77,9 @@ FLIP_REDUCTION: Final = 1
 MAX_DEPTH: Final = 64
 TIME_CHECK_MASK: Final = 31
 """The clock is read every 32 nodes."""
-CONTEMPT: Final = 2.0
-"""A draw scores this much below 0 for the side the search plays for."""
 
 NULL_WINDOW: Final = 1e-6
 """Width of a null window (scores are floats)."""
-ASPIRATION_WINDOW: Final = 1.5
-"""Half-width of the root's aspiration window (a Pawn is 2)."""
 ASPIRATION_MIN_DEPTH: Final = 3
 LMR_MIN_DEPTH: Final = 3
 LMR_CHANCE_MIN_DEPTH: Final = 5
@@ -189,6 +185,10 @@ class Searcher:
         """``reveal_captures`` flattened, mover * 14 + revealed piece."""
         self.kinds_by_value = sorted(range(NUM_KINDS), key=lambda k: -values[k])
         self.limit = rules.no_progress_limit
+        self.contempt = params.contempt
+        """A draw scores this much below 0 for the side the search plays for."""
+        self.aspiration_window = params.aspiration_window
+        """Half-width of the root's aspiration window (a Pawn is 2)."""
         self.use_tt = config.transposition
         self.want_threats = config.threat_extension or config.lmr or config.null_move
         self.pvs = config.pvs
@@ -281,7 +281,7 @@ class Searcher:
         self.reset_repetitions(seen if seen else {pos.hash})
         self.pool_key = pool_key(pos.pool)
         self.nodes = 0
-        self.draw_scores[RED] = -CONTEMPT if pos.side == RED else CONTEMPT
+        self.draw_scores[RED] = -self.contempt if pos.side == RED else self.contempt
         self.draw_scores[BLACK] = -self.draw_scores[RED]
         self.flips.trim()
         for move in range(MOVE_CODES):
@@ -342,7 +342,7 @@ class Searcher:
             and depth >= ASPIRATION_MIN_DEPTH
             and abs(previous) < MATE_THRESHOLD
         ):
-            alpha, beta = previous - ASPIRATION_WINDOW, previous + ASPIRATION_WINDOW
+            alpha, beta = previous - self.aspiration_window, previous + self.aspiration_window
         while True:
             move, score, scores = self._root_window(root, depth, alpha, beta)
             if score <= alpha and alpha > -INFINITY:
