@@ -140,7 +140,9 @@ class ClusterPlayer:
 
     def status(self) -> str:
         """A progress suffix: workers connected (when last asked) and games running."""
-        return f"[cluster: {self.connected} workers, {self.running} games running]"
+        workers = f"{self.connected} worker{'' if self.connected == 1 else 's'}"
+        games = f"{self.running} game{'' if self.running == 1 else 's'} running"
+        return f"[cluster: {workers}, {games}]"
 
     async def check(
         self, specs: Sequence[EngineSpec], time_ms: int, timeout: float, rules: RuleSet
