@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from protocol.client import EngineClient
+from protocol.errors import EngineDisconnectedError
 from protocol.line_protocol import DEFAULT_MAX_LINE_BYTES, EngineLineProtocol, TrafficLog
 
 from .wire import Send, Start, Stop
@@ -95,7 +96,9 @@ class RemotePipes(asyncio.SubprocessTransport):
         """The client's connection dropped: the engine is gone with it."""
         if self._returncode is None:
             self.lost = True
-            self.exited(None, "the connection to the client dropped")
+            dropped = EngineDisconnectedError(self._protocol.name, "its connection dropped")
+            self._protocol.set_fault(dropped)
+            self.exited(None)
 
     # -- the line protocol's side: what it asks of a process ----------------------------
 

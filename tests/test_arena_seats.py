@@ -1,0 +1,115 @@
+"""A remote entrant's seat in a real game over loopback: its client dropped mid-game comes
+back and the game goes on with a fresh engine told the game; one that never comes back
+loses by disconnect."""
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("websockets")
+pytest.importorskip("uvicorn")
+
+from arena_helpers import Heard, arena, engine_command, relaying
+
+from banqi_arena.hub import Hub
+from banqi_arena.remote_seat import RemoteSeat
+from banqi_arena.tokens import add_entrant
+from banqi_engine.rules import PRESETS
+from protocol.line_protocol import TrafficLog
+from referee.deals import deal_secret
+from referee.engine_spec import EngineSpec
+from referee.engine_start import EngineFactory
+from referee.game_runner import play_game
+from referee.game_setup import GameSetup
+from referee.reasons import Reason
+from referee.record import GameRecord, PlayerInfo
+from referee.seats import EngineSeat, Seat
+from referee.timecontrol import TimeControl
+
+REMOTE = EngineSpec(name="alice", command=("(remote)",))
+LOCAL = EngineSpec(name="local", command=(*engine_command(), "--level", "1", "--seed", "2"))
+
+
+def game(time: float) -> GameSetup:
+    return GameSetup(
+        game_id="g1",
+        rules=PRESETS["olympiad"],
+        time_control=TimeControl(time=time),
+        players=(REMOTE, LOCAL),
+        first=0,
+        seed=7,
+        deal="0",
+    )
+
+
+class Seats:
+    """Makes the game's seats, the remote one on the hub; counts the remote's genmoves."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.moves = 0
+
+    def log(self, line: str) -> None:
+        if line.startswith("> ") and " genmove " in f" {line[2:]} ":
+            self.moves += 1
+
+    def make(
+        self, spec: EngineSpec, factory: EngineFactory, info: PlayerInfo, log: TrafficLog | None
+    ) -> Seat:
+        if spec.name == REMOTE.name:
+            return RemoteSeat(spec, self.hub, "g1", info, self.log)
+        return EngineSeat(spec, factory, info, log)
+
+    async def moved(self, count: int) -> None:
+        """Wait until the remote engine has been asked for ``count`` moves."""
+        while self.moves < count:
+            await asyncio.sleep(0.02)
+
+
+async def played(seats: Seats, setup: GameSetup) -> asyncio.Task[GameRecord]:
+    async def run() -> GameRecord:
+        secret = deal_secret(b"k" * 32, setup.seed, setup.deal)
+        return (await play_game(setup, secret, make_seat=seats.make)).record
+
+    return asyncio.create_task(run())
+
+
+def test_a_client_dropped_mid_game_comes_back_and_the_game_goes_on(tmp_path: Path) -> None:
+    token, _ = add_entrant(tmp_path, REMOTE.name)
+
+    async def scenario() -> GameRecord:
+        first, second = Heard(), Heard()
+        async with arena(tmp_path) as (hub, url):
+            seats = Seats(hub)
+            task = await played(seats, game(60.0))
+            async with asyncio.timeout(60):
+                async with relaying(url, token, first, "--level", "2", "--seed", "1"):
+                    await seats.moved(4)
+                async with relaying(url, token, second, "--level", "2", "--seed", "1"):
+                    record = await task
+        assert first.lines[:2] == ["connected alice", "g1 started"]
+        assert second.lines[:2] == ["connected alice", "g1 started"]
+        return record
+
+    record = asyncio.run(scenario())
+    assert record.reason.is_board_end or record.reason is Reason.RESIGN, record.detail
+    remote_plies = [ply for ply in record.plies if ply.player == 0]
+    assert len(remote_plies) > 3
+
+
+def test_a_client_that_never_comes_back_loses_by_disconnect(tmp_path: Path) -> None:
+    token, _ = add_entrant(tmp_path, REMOTE.name)
+
+    async def scenario() -> GameRecord:
+        async with arena(tmp_path) as (hub, url):
+            seats = Seats(hub)
+            task = await played(seats, game(3.0))
+            async with asyncio.timeout(60):
+                async with relaying(url, token, Heard(), "--level", "2", "--seed", "1"):
+                    await seats.moved(2)
+                return await task
+
+    record = asyncio.run(scenario())
+    assert record.reason is Reason.DISCONNECT
+    assert record.winner == 1
