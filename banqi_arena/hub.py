@@ -24,6 +24,7 @@ from .remote_engine import RemotePipes, remote_engine
 from .tokens import TokenStore, entrant_of
 from .wire import (
     Exited,
+    Finished,
     FrameError,
     Hello,
     Line,
@@ -93,7 +94,7 @@ class ClientLink:
     pings: dict[int, float] = field(default_factory=dict)
     closed: bool = False
 
-    def send(self, frame: Send | Start | Stop | Ping | Welcome | Refused) -> None:
+    def send(self, frame: Send | Start | Stop | Ping | Welcome | Refused | Finished) -> None:
         """Queue a frame; a client that lets ``MAX_OUTBOX`` pile up is dropped."""
         if self.closed:
             return

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
+from tournaments.run_kinds import ENTRANTS_FILE
 
-ENTRANTS_FILE: Final = "arena-entrants.json"
 TOKEN_BYTES: Final = 32
 NAME_PATTERN: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
