@@ -34,8 +34,9 @@ class Heard:
 
 
 @contextlib.asynccontextmanager
-async def arena(folder: Path) -> AsyncIterator[tuple[Hub, str]]:
-    hub = Hub(read_store(folder), max_per_address=32)
+async def arena(folder: Path, max_per_address: int = 32) -> AsyncIterator[tuple[Hub, str]]:
+    """An arena with ``folder``'s tokens on a free loopback port, and its address."""
+    hub = Hub(read_store(folder), max_per_address=max_per_address)
     server = arena_server(hub)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))

@@ -1,7 +1,10 @@
 """The arena over real sockets on loopback: a relay client connects with its token, the
-server drives the engine it relays as a local one; wrong and reused tokens are refused."""
+server drives the engine it relays as a local one; wrong and reused tokens, garbage,
+oversized frames, silent connections and too many connections from one address are
+refused."""
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -11,8 +14,10 @@ pytest.importorskip("uvicorn")
 
 from arena_helpers import Heard, arena, relaying, settings
 
+from banqi_arena.hub import AUTH_SECONDS
 from banqi_arena.relay import RelayRefusedError, relay
 from banqi_arena.tokens import add_entrant
+from banqi_arena.wire import MAX_FRAME_BYTES
 from protocol.messages import Command
 
 
@@ -61,3 +66,103 @@ def test_a_token_in_use_is_refused_while_its_entrant_is_connected(tmp_path: Path
         assert first.lines == ["connected alice"]
 
     asyncio.run(scenario())
+
+
+async def _refusal_of(url: str, *frames: str | bytes) -> str:
+    """What the server says to a raw client that sends ``frames``: its refusal's reason."""
+    from websockets.asyncio.client import connect
+
+    async with connect(url, max_size=None) as socket:
+        for frame in frames:
+            await socket.send(frame)
+        async with asyncio.timeout(10):
+            answer = json.loads(await socket.recv())
+    assert answer["type"] == "refused", answer
+    return str(answer["reason"])
+
+
+@pytest.mark.parametrize(
+    ("frames", "words"),
+    [
+        (["not json at all"], "not a client message"),
+        ([b"\x00\x01binary"], "binary frames are not part of the protocol"),
+        (['{"type": "hello", "token": "short"}'], "token: String should have at least 16"),
+        (["[" * 50 + "]" * 50], "frame nested deeper than 4"),
+        (['{"type": "pong", "seq": 1}'], "the first frame must be hello"),
+    ],
+)
+def test_garbage_before_hello_is_refused_and_closed(
+    tmp_path: Path, frames: list[str | bytes], words: str
+) -> None:
+    add_entrant(tmp_path, "alice")
+
+    async def scenario() -> str:
+        async with arena(tmp_path) as (_, url):
+            return await _refusal_of(url, *frames)
+
+    assert words in asyncio.run(scenario())
+
+
+def test_garbage_after_hello_ends_the_connection_and_frees_the_entrant(tmp_path: Path) -> None:
+    token, _ = add_entrant(tmp_path, "alice")
+    hello = json.dumps({"type": "hello", "token": token})
+
+    async def scenario() -> None:
+        from websockets.asyncio.client import connect
+
+        async with arena(tmp_path) as (hub, url):
+            async with connect(url) as socket:
+                await socket.send(hello)
+                assert json.loads(await socket.recv())["type"] == "welcome"
+                await socket.send('{"type": "line", "game": "g1"}')
+                async with asyncio.timeout(10):
+                    while True:
+                        answer = json.loads(await socket.recv())
+                        if answer["type"] == "refused":
+                            break
+                assert "text: Field required" in answer["reason"]
+            async with asyncio.timeout(10):
+                while "alice" in hub.links:
+                    await asyncio.sleep(0.02)
+
+    asyncio.run(scenario())
+
+
+def test_an_oversized_frame_is_refused_by_the_server(tmp_path: Path) -> None:
+    add_entrant(tmp_path, "alice")
+
+    async def scenario() -> None:
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import ConnectionClosed
+
+        async with arena(tmp_path) as (_, url), connect(url, max_size=None) as socket:
+            await socket.send("x" * (MAX_FRAME_BYTES + 1))
+            with pytest.raises(ConnectionClosed) as closed:
+                async with asyncio.timeout(10):
+                    await socket.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+    asyncio.run(scenario())
+
+
+def test_a_silent_connection_is_refused_after_the_time_to_say_hello(tmp_path: Path) -> None:
+    add_entrant(tmp_path, "alice")
+
+    async def scenario() -> str:
+        async with arena(tmp_path) as (_, url):
+            return await _refusal_of(url)
+
+    assert asyncio.run(scenario()) == f"no hello within {AUTH_SECONDS:g}s"
+
+
+def test_connections_from_one_address_are_bounded(tmp_path: Path) -> None:
+    add_entrant(tmp_path, "alice")
+
+    async def scenario() -> str:
+        from websockets.asyncio.client import connect
+
+        async with arena(tmp_path, max_per_address=2) as (_, url), connect(url), connect(url):
+            await asyncio.sleep(0.2)
+            return await _refusal_of(url)
+
+    assert asyncio.run(scenario()) == "too many connections from 127.0.0.1"
