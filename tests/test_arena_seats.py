@@ -1,8 +1,9 @@
 """A remote entrant's seat in a real game over loopback: its client dropped mid-game comes
 back and the game goes on with a fresh engine told the game; one that never comes back
-loses by disconnect."""
+loses by disconnect; sixteen remote entrants connected at once play their games."""
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,44 @@ def test_a_client_that_never_comes_back_loses_by_disconnect(tmp_path: Path) -> N
     record = asyncio.run(scenario())
     assert record.reason is Reason.DISCONNECT
     assert record.winner == 1
+
+
+def test_sixteen_remote_entrants_connected_at_once_play_their_games(tmp_path: Path) -> None:
+    names = [f"p{n:02d}" for n in range(16)]
+    tokens = {name: add_entrant(tmp_path, name)[0] for name in names}
+
+    async def scenario() -> list[GameRecord]:
+        async with arena(tmp_path) as (hub, url), contextlib.AsyncExitStack() as stack:
+            for name in names:
+                await stack.enter_async_context(
+                    relaying(url, tokens[name], Heard(), "--level", "0", "--seed", "1")
+                )
+            async with asyncio.timeout(120):
+                while len(hub.links) < len(names):
+                    await asyncio.sleep(0.05)
+
+                def make(
+                    spec: EngineSpec,
+                    factory: EngineFactory,
+                    info: PlayerInfo,
+                    log: TrafficLog | None,
+                ) -> Seat:
+                    if spec.name in tokens:
+                        return RemoteSeat(spec, hub, f"g-{spec.name}", info, log)
+                    return EngineSeat(spec, factory, info, log)
+
+                async def one(name: str) -> GameRecord:
+                    remote = EngineSpec(name=name, command=("(remote)",))
+                    setup = game(60.0).model_copy(
+                        update={"game_id": f"g-{name}", "players": (remote, LOCAL)}
+                    )
+                    secret = deal_secret(b"k" * 32, setup.seed, name)
+                    return (await play_game(setup, secret, make_seat=make)).record
+
+                return await asyncio.gather(*(one(name) for name in names))
+
+    played = asyncio.run(scenario())
+    assert sorted(record.players[0].name for record in played) == names
+    for record in played:
+        assert record.reason.is_board_end, (record.game_id, record.reason, record.detail)
+        assert record.players[0].isolation.value == "remote"
