@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import shutil
 import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -34,24 +35,38 @@ class Heard:
 
 
 @contextlib.asynccontextmanager
-async def arena(folder: Path, max_per_address: int = 32) -> AsyncIterator[tuple[Hub, str]]:
-    """An arena with ``folder``'s tokens on a free loopback port, and its address."""
+async def arena(
+    folder: Path, max_per_address: int = 32, tls: tuple[Path, Path] | None = None
+) -> AsyncIterator[tuple[Hub, str]]:
+    """An arena with ``folder``'s tokens on a free loopback port (TLS with ``tls``, a
+    certificate and its key), and its address."""
     hub = Hub(read_store(folder), max_per_address=max_per_address)
-    server = arena_server(hub)
+    server = arena_server(hub, *(tls or (None, None)))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     sock.listen()
     task = await serve_on(server, sock)
     try:
-        yield hub, f"ws://127.0.0.1:{sock.getsockname()[1]}{ARENA_PATH}"
+        scheme = "wss" if tls is not None else "ws"
+        yield hub, f"{scheme}://localhost:{sock.getsockname()[1]}{ARENA_PATH}"
     finally:
         server.should_exit = True
         await task
 
 
-def settings(url: str, token: str, *args: str) -> RelaySettings:
+def settings(url: str, token: str, *args: str, ca_file: Path | None = None) -> RelaySettings:
     spec = EngineSpec(name="relayed", command=(*engine_command(), *args))
-    return RelaySettings(url=url, token=token, engine=spec, isolation=Isolation.NONE)
+    return RelaySettings(url, token, spec, Isolation.NONE, ca_file)
+
+
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for localhost and 127.0.0.1, signed by itself, and its key."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    request = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+    names = ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
+    files = ["-keyout", str(key), "-out", str(cert)]
+    subprocess.run([*request, *names, *files], check=True, capture_output=True)
+    return cert, key
 
 
 @contextlib.asynccontextmanager

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 
-from arena_helpers import Heard, arena, relaying, settings
+from arena_helpers import Heard, arena, relaying, self_signed, settings
 
 from banqi_arena.hub import AUTH_SECONDS
 from banqi_arena.relay import RelayRefusedError, relay
@@ -166,3 +166,27 @@ def test_connections_from_one_address_are_bounded(tmp_path: Path) -> None:
             return await _refusal_of(url)
 
     assert asyncio.run(scenario()) == "too many connections from 127.0.0.1"
+
+
+def test_over_tls_the_relay_checks_the_server_by_its_certificate(tmp_path: Path) -> None:
+    token, _ = add_entrant(tmp_path, "alice")
+    cert, key = self_signed(tmp_path)
+
+    async def scenario() -> None:
+        async with arena(tmp_path, tls=(cert, key)) as (hub, url):
+            assert url.startswith("wss://")
+            heard = Heard()
+            untrusted = asyncio.create_task(relay(settings(url, token), heard.events()))
+            async with asyncio.timeout(20):
+                while not heard.lines:
+                    await asyncio.sleep(0.05)
+            untrusted.cancel()
+            assert "CERTIFICATE_VERIFY_FAILED" in heard.lines[0]
+            task = asyncio.create_task(relay(settings(url, token, ca_file=cert), Heard().events()))
+            async with asyncio.timeout(20):
+                client, _, _ = await hub.start_engine("alice", "g1", None)
+                assert (await client.request(Command.name(), 10)).ok
+                await client.quit()
+            task.cancel()
+
+    asyncio.run(scenario())
