@@ -1,10 +1,12 @@
 """A remote entrant's seat in a real game over loopback: its client dropped mid-game comes
 back and the game goes on with a fresh engine told the game; one that never comes back
-loses by disconnect; sixteen remote entrants connected at once play their games."""
+loses by disconnect; sixteen remote entrants connected at once play their games; a slow
+network (a delaying proxy) is credited back to the clock, within its cap."""
 
 import asyncio
 import contextlib
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -14,10 +16,11 @@ pytest.importorskip("uvicorn")
 from arena_helpers import Heard, arena, engine_command, relaying
 
 from banqi_arena.hub import Hub
-from banqi_arena.remote_seat import RemoteSeat
+from banqi_arena.remote_seat import LAG_CAP, LAG_SHARE, RemoteSeat
 from banqi_arena.tokens import add_entrant
 from banqi_engine.rules import PRESETS
 from protocol.line_protocol import TrafficLog
+from protocol.session import MoveAnswer
 from referee.deals import deal_secret
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory
@@ -25,7 +28,8 @@ from referee.game_runner import play_game
 from referee.game_setup import GameSetup
 from referee.reasons import Reason
 from referee.record import GameRecord, PlayerInfo
-from referee.seats import EngineSeat, Seat
+from referee.sandbox import Isolation
+from referee.seats import EngineSeat, Seat, Turn
 from referee.timecontrol import TimeControl
 
 REMOTE = EngineSpec(name="alice", command=("(remote)",))
@@ -154,4 +158,79 @@ def test_sixteen_remote_entrants_connected_at_once_play_their_games(tmp_path: Pa
     assert sorted(record.players[0].name for record in played) == names
     for record in played:
         assert record.reason.is_board_end, (record.game_id, record.reason, record.detail)
-        assert record.players[0].isolation.value == "remote"
+        assert record.players[0].isolation is Isolation.REMOTE
+
+
+class DelayingProxy:
+    """A TCP proxy on loopback that holds every chunk ``delay`` seconds, each way."""
+
+    def __init__(self, target_port: int, delay: float) -> None:
+        self.target_port = target_port
+        self.delay = delay
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        await asyncio.gather(
+            self._pipe(reader, up_writer), self._pipe(up_reader, writer), return_exceptions=True
+        )
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                await asyncio.sleep(self.delay)
+                writer.write(data)
+                await writer.drain()
+        finally:
+            writer.close()
+
+
+class MeasuredSeat(RemoteSeat):
+    """A remote seat that keeps each answer's time and the network's credit."""
+
+    answers: ClassVar[list[tuple[float, float]]] = []
+
+    async def play(self, turn: Turn) -> MoveAnswer:
+        answer = await super().play(turn)
+        self.answers.append((answer.seconds, answer.network_seconds))
+        return answer
+
+
+def test_a_slow_network_is_credited_within_its_cap(tmp_path: Path) -> None:
+    token, _ = add_entrant(tmp_path, REMOTE.name)
+    MeasuredSeat.answers = []
+
+    async def scenario() -> GameRecord:
+        async with arena(tmp_path) as (hub, url):
+            port = int(url.rsplit(":", 1)[1].split("/")[0])
+            proxy = DelayingProxy(port, 0.05)
+            slow_url = url.replace(f":{port}/", f":{await proxy.start()}/")
+
+            def make(
+                spec: EngineSpec, factory: EngineFactory, info: PlayerInfo, log: TrafficLog | None
+            ) -> Seat:
+                if spec.name == REMOTE.name:
+                    return MeasuredSeat(spec, hub, "g1", info, log)
+                return EngineSeat(spec, factory, info, log)
+
+            async with relaying(slow_url, token, Heard(), "--level", "1", "--seed", "1"):
+                async with asyncio.timeout(120):
+                    secret = deal_secret(b"k" * 32, 7, "0")
+                    return (await play_game(game(60.0), secret, make_seat=make)).record
+
+    record = asyncio.run(scenario())
+    assert record.reason.is_board_end, record.detail
+    answers = MeasuredSeat.answers
+    assert len(answers) > 5
+    credited = [(seconds, credit) for seconds, credit in answers if credit > 0]
+    assert len(credited) >= len(answers) // 2  # once the pings have measured the delay
+    for seconds, credit in credited:
+        assert credit <= LAG_SHARE * seconds + 1e-9 and credit <= LAG_CAP
+        assert seconds >= 0.1  # the genmove and its answer each held 50 ms
+    remote_ms = [ply.ms for ply in record.plies if ply.player == 0]
+    assert all(ms >= 70 for ms in remote_ms[len(remote_ms) // 2 :])  # never the whole move
