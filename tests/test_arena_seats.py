@@ -36,10 +36,10 @@ REMOTE = EngineSpec(name="alice", command=("(remote)",))
 LOCAL = EngineSpec(name="local", command=(*engine_command(), "--level", "1", "--seed", "2"))
 
 
-def game(time: float) -> GameSetup:
+def game(time: float, rules: str = "olympiad") -> GameSetup:
     return GameSetup(
         game_id="g1",
-        rules=PRESETS["olympiad"],
+        rules=PRESETS[rules],
         time_control=TimeControl(time=time),
         players=(REMOTE, LOCAL),
         first=0,
@@ -161,6 +161,10 @@ def test_sixteen_remote_entrants_connected_at_once_play_their_games(tmp_path: Pa
         assert record.players[0].isolation is Isolation.REMOTE
 
 
+DELAY = 0.025
+"""Seconds the proxy holds each chunk, each way."""
+
+
 class DelayingProxy:
     """A TCP proxy on loopback that holds every chunk ``delay`` seconds, each way."""
 
@@ -208,7 +212,7 @@ def test_a_slow_network_is_credited_within_its_cap(tmp_path: Path) -> None:
     async def scenario() -> GameRecord:
         async with arena(tmp_path) as (hub, url):
             port = int(url.rsplit(":", 1)[1].split("/")[0])
-            proxy = DelayingProxy(port, 0.05)
+            proxy = DelayingProxy(port, DELAY)
             slow_url = url.replace(f":{port}/", f":{await proxy.start()}/")
 
             def make(
@@ -221,16 +225,18 @@ def test_a_slow_network_is_credited_within_its_cap(tmp_path: Path) -> None:
             async with relaying(slow_url, token, Heard(), "--level", "1", "--seed", "1"):
                 async with asyncio.timeout(120):
                     secret = deal_secret(b"k" * 32, 7, "0")
-                    return (await play_game(game(60.0), secret, make_seat=make)).record
+                    setup = game(60.0, "casual")  # short: 20 plies without progress draw
+                    return (await play_game(setup, secret, make_seat=make)).record
 
     record = asyncio.run(scenario())
     assert record.reason.is_board_end, record.detail
     answers = MeasuredSeat.answers
-    assert len(answers) > 5
+    assert len(answers) > 5, (len(answers), record.end_ply)
     credited = [(seconds, credit) for seconds, credit in answers if credit > 0]
     assert len(credited) >= len(answers) // 2  # once the pings have measured the delay
     for seconds, credit in credited:
         assert credit <= LAG_SHARE * seconds + 1e-9 and credit <= LAG_CAP
-        assert seconds >= 0.1  # the genmove and its answer each held 50 ms
+        assert seconds >= 2 * DELAY  # the genmove and its answer were each held
     remote_ms = [ply.ms for ply in record.plies if ply.player == 0]
-    assert all(ms >= 70 for ms in remote_ms[len(remote_ms) // 2 :])  # never the whole move
+    late = remote_ms[len(remote_ms) // 2 :]
+    assert all(ms >= (1 - LAG_SHARE) * 2 * DELAY * 1000 - 1 for ms in late)  # never all of it

@@ -1,7 +1,7 @@
 """``banqi serve`` and ``banqi connect`` as an organiser and participants run them, over
-loopback: a tournament of two remote entrants and a local one played to its end; the
-server killed with SIGKILL mid-run and started again, its clients coming back by
-themselves; a wrong token refused with an error and status 1."""
+loopback: a tournament of two remote entrants and a local one played to its end through
+a server killed with SIGKILL mid-run and started again, its clients coming back by
+themselves; a wrong token refused with an error and status 1; the settings refused."""
 
 import json
 import os
@@ -89,36 +89,13 @@ def records(run: Path) -> list[dict[str, object]]:
     return [json.loads(path.read_text()) for path in sorted((run / "games").glob("*.json"))]
 
 
-def test_two_remote_entrants_and_a_local_one_play_the_whole_tournament(tmp_path: Path) -> None:
-    tokens = arena_folder(tmp_path)
-    port = str(free_port())
-    server = start(tmp_path, "serve", "field.toml", "--out", "run", "--port", port)
-    url = f"ws://127.0.0.1:{port}/arena"
-    clients = [
-        connect(tmp_path, url, tokens["alice"], "1"),
-        connect(tmp_path, url, tokens["bob"], "2"),
-    ]
-    try:
-        out, _ = server.communicate(timeout=240)
-        assert server.returncode == 0, out
-        assert f"banqi serve: {url}" in out
-        for client in clients:
-            said, _ = client.communicate(timeout=30)
-            assert client.returncode == 0, said
-            assert "the tournament is over" in said
-    finally:
-        for process in (server, *clients):
-            process.kill()
-            process.wait()
-    games = records(tmp_path / "run")
-    assert len(games) == 6
-    for game in games:
-        for player in game["players"]:  # type: ignore[attr-defined]
-            remote = player["name"] in tokens
-            assert (player["isolation"] == "remote") == remote, player
-
-
-def test_a_server_killed_mid_run_resumes_and_its_clients_come_back(tmp_path: Path) -> None:
+def test_remote_entrants_and_a_local_one_play_through_a_server_killed_and_resumed(
+    tmp_path: Path,
+) -> None:
+    """Two remote entrants and a local one; a client killed with SIGKILL after the first
+    record and started again, the server killed after the second and started again; the
+    clients come back by themselves and the tournament ends, each game recorded once with
+    no disconnect, the remote players' engines as remote."""
     tokens = arena_folder(tmp_path, time=30)
     port = str(free_port())
     args = ("serve", "field.toml", "--out", "run", "--port", port)
@@ -130,11 +107,16 @@ def test_a_server_killed_mid_run_resumes_and_its_clients_come_back(tmp_path: Pat
     ]
     try:
         wait_for("a first record", lambda: bool(records(tmp_path / "run")), timeout=120)
+        clients[0].send_signal(signal.SIGKILL)  # alice's relay, mid-game or between games
+        clients[0].wait()
+        clients[0] = connect(tmp_path, url, tokens["alice"], "2")
+        wait_for("a second record", lambda: len(records(tmp_path / "run")) >= 2, timeout=120)
         server.send_signal(signal.SIGKILL)
         server.wait()
         again = start(tmp_path, *args)
         out, _ = again.communicate(timeout=240)
         assert again.returncode == 0, out
+        assert f"banqi serve: {url}" in out
         for client in clients:
             said, _ = client.communicate(timeout=30)
             assert client.returncode == 0, said
@@ -146,6 +128,10 @@ def test_a_server_killed_mid_run_resumes_and_its_clients_come_back(tmp_path: Pat
     games = records(tmp_path / "run")
     assert sorted(str(g["game_id"]) for g in games) == sorted({str(g["game_id"]) for g in games})
     assert len(games) == 6
+    for game in games:
+        assert game["reason"] != "disconnect", game["detail"]
+        for player in game["players"]:  # type: ignore[attr-defined]
+            assert (player["isolation"] == "remote") == (player["name"] in tokens), player
 
 
 def test_a_wrong_token_is_refused_with_status_1(tmp_path: Path) -> None:
@@ -175,3 +161,20 @@ def test_a_wrong_token_is_refused_with_status_1(tmp_path: Path) -> None:
 def _listening(port: int) -> bool:
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_serve_refuses_what_it_cannot_use(tmp_path: Path) -> None:
+    (tmp_path / "field.toml").write_text(FIELD.format(time=20, engine=script("banqi-engine")))
+    untokened = banqi(tmp_path, "serve", "field.toml", "--out", "run")
+    assert untokened.returncode == 1
+    assert "remote entrants without a token: alice, bob" in untokened.stderr
+    assert "--add-entrant alice" in untokened.stderr
+    local = banqi(tmp_path, "serve", "field.toml", "--out", "run", "--add-entrant", "local")
+    assert local.returncode == 2
+    assert "--add-entrant local: not a remote entrant (remote: alice, bob)" in local.stderr
+    half = banqi(tmp_path, "serve", "field.toml", "--cert", "field.toml")
+    assert half.returncode == 2 and "--cert and --key go together" in half.stderr
+    plain = banqi(tmp_path, "tournament", "field.toml", "--out", "t")
+    assert plain.returncode == 1
+    assert "remote entrants play only under banqi serve" in plain.stderr
+    assert not (tmp_path / "t").exists()
