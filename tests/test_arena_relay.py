@@ -5,6 +5,7 @@ refused."""
 
 import asyncio
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -168,6 +169,7 @@ def test_connections_from_one_address_are_bounded(tmp_path: Path) -> None:
     assert asyncio.run(scenario()) == "too many connections from 127.0.0.1"
 
 
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl to make a certificate")
 def test_over_tls_the_relay_checks_the_server_by_its_certificate(tmp_path: Path) -> None:
     token, _ = add_entrant(tmp_path, "alice")
     cert, key = self_signed(tmp_path)
