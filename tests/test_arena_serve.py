@@ -132,6 +132,25 @@ def test_remote_entrants_and_a_local_one_play_through_a_server_killed_and_resume
         assert game["reason"] != "disconnect", game["detail"]
         for player in game["players"]:  # type: ignore[attr-defined]
             assert (player["isolation"] == "remote") == (player["name"] in tokens), player
+    spectators_see_the_games_and_no_secret(tmp_path, tmp_path / "run")
+
+
+def spectators_see_the_games_and_no_secret(home: Path, run: Path) -> None:
+    """The board's watch pages of the arena's run folder: every game, no token hash."""
+    from gui_helpers import TOKEN, gui_config
+    from starlette.testclient import TestClient
+
+    from banqi_gui.app import HEADER, create_app
+
+    client = TestClient(create_app(gui_config(home, watched=[run])))
+    seen = client.get("/api/runs/run/watch", headers={HEADER: TOKEN})
+    assert seen.status_code == 200
+    assert len(seen.json()["finished"]) == 6
+    hashes = json.loads((run / "arena-entrants.json").read_text())["entrants"].values()
+    for game in seen.json()["finished"]:
+        replay = client.get(f"/api/runs/run/games/{game['game_id']}", headers={HEADER: TOKEN})
+        assert replay.status_code == 200
+        assert not any(digest in seen.text + replay.text for digest in hashes)
 
 
 def test_a_wrong_token_is_refused_with_status_1(tmp_path: Path) -> None:
