@@ -28,11 +28,12 @@ def _tls_files(cert: Path | None, key: Path | None) -> tuple[Path, Path] | None:
     if cert is None and key is None:
         return None
     if cert is None or key is None:
-        raise click.UsageError("--cert and --key go together")
+        raise click.UsageError("--tls-cert and --tls-key go together")
     try:
         ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(str(cert), str(key))
     except (ssl.SSLError, OSError) as error:
-        raise click.UsageError(f"--cert {cert} and --key {key} do not load: {error}") from None
+        words = f"--tls-cert {cert} and --tls-key {key} do not load: {error}"
+        raise click.UsageError(words) from None
     return cert, key
 
 
@@ -65,12 +66,13 @@ def _add_entrant(config: TournamentConfig, out: Path, name: str, url: str) -> No
     "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port."
 )
 @click.option(
-    "--cert",
+    "--tls-cert",
+    "certificate",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="TLS certificate (PEM): clients connect with wss://.",
 )
 @click.option(
-    "--key",
+    "--tls-key",
     "private_key",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The certificate's private key (PEM).",
@@ -102,7 +104,7 @@ def serve_command(
     config_file: Path,
     host: str,
     port: int,
-    cert: Path | None,
+    certificate: Path | None,
     private_key: Path | None,
     add_entrant: str | None,
     max_per_address: int,
@@ -125,7 +127,7 @@ def serve_command(
     'banqi gui --watch RUN_FOLDER'.
     """
     folder = out if out is not None else RUNS_FOLDER / f"serve-{config_file.stem}"
-    tls = _tls_files(cert, private_key)
+    tls = _tls_files(certificate, private_key)
     scheme = "wss" if tls is not None else "ws"
     shown = f"[{host}]" if ":" in host else host
     try:

@@ -191,8 +191,11 @@ def test_serve_refuses_what_it_cannot_use(tmp_path: Path) -> None:
     local = banqi(tmp_path, "serve", "field.toml", "--out", "run", "--add-entrant", "local")
     assert local.returncode == 2
     assert "--add-entrant local: not a remote entrant (remote: alice, bob)" in local.stderr
-    half = banqi(tmp_path, "serve", "field.toml", "--cert", "field.toml")
-    assert half.returncode == 2 and "--cert and --key go together" in half.stderr
+    half = banqi(tmp_path, "serve", "field.toml", "--tls-cert", "field.toml")
+    assert half.returncode == 2 and "--tls-cert and --tls-key go together" in half.stderr
+    both = ("--tls-cert", "field.toml", "--tls-key", "field.toml")
+    unloadable = banqi(tmp_path, "serve", "field.toml", *both)
+    assert unloadable.returncode == 2 and "do not load" in unloadable.stderr
     plain = banqi(tmp_path, "tournament", "field.toml", "--out", "t")
     assert plain.returncode == 1
     assert "remote entrants play only under banqi serve" in plain.stderr
