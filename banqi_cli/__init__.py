@@ -27,6 +27,8 @@ Nothing imports this package; it imports them all.
 - ``phases_command``: ``banqi phases``, where the material goes, from run folders.
 - ``phases_lines``: the lines ``banqi phases`` prints.
 - ``gui_command``: ``banqi gui`` (the ``gui`` extra).
+- ``serve_command``: ``banqi serve``, the arena's server (the ``arena`` extra).
+- ``connect_command``: ``banqi connect``, a participant's relay (the ``arena`` extra).
 - ``perft_commands``: ``banqi perft``, and the ``banqi bench`` group (perft and search).
 - ``bench_strength``: ``banqi bench strength``, the ladder of levels.
 - ``bench_endgame``: ``banqi bench endgame``, endgame table builds.

@@ -105,9 +105,10 @@ def gui_command(
     prints carries a token: only a browser that opened it may use the server.
     """
     try:
+        from banqi_common.sockets import listen
         from banqi_gui.app import GuiConfig
         from banqi_gui.play_settings import PlayOptions, engine_choices
-        from banqi_gui.server import address, listen, serve
+        from banqi_gui.server import address, serve
         from banqi_gui.watch import RunFolders
     except ImportError as error:
         raise click.ClickException(

@@ -9,6 +9,7 @@ from banqi_common.version import VERSION
 from .bench_endgame import bench_endgame_command
 from .bench_referee import bench_referee_command
 from .bench_strength import bench_strength_command
+from .connect_command import connect_command
 from .deals_command import deals_command
 from .engine import engine_command
 from .gui_command import gui_command
@@ -16,6 +17,7 @@ from .match_command import match_command
 from .perft_commands import bench, perft_command
 from .phases_command import phases_command
 from .referee_commands import reasons_command, replay_command
+from .serve_command import serve_command
 from .sprt_command import sprt_command
 from .tournament_command import tournament_command
 from .tune_command import tune_command
@@ -54,3 +56,5 @@ cli.add_command(sprt_command)
 cli.add_command(deals_command)
 cli.add_command(tune_command)
 cli.add_command(phases_command)
+cli.add_command(serve_command)
+cli.add_command(connect_command)

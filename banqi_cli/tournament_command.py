@@ -244,6 +244,13 @@ def tournament_command(
                 f"interrupted; finished games are saved in {out}; run the same command to resume"
             ),
         )
+    say_standings(standings, config, progress, out)
+
+
+def say_standings(
+    standings: Standings, config: TournamentConfig, progress: TournamentProgress, out: Path
+) -> None:
+    """The final standings, the engines' faults, and where the reports are."""
     output.say(format_standings_text(standings, config.gauntlet_names()), nl=False)
     faults = progress.faults()
     if faults:

@@ -1,5 +1,5 @@
 """What every part of banqi shares: the error root, atomic writes and their errors, reading a
-model's file, Ctrl-C handling, the version.
+model's file, Ctrl-C handling, listening sockets, the version.
 
 - ``errors``: ``BanqiError``, the root of every error the package raises, and
   ``InputError`` (a file, config or run folder that cannot be used).
@@ -8,5 +8,6 @@ model's file, Ctrl-C handling, the version.
 - ``model_files``: a JSON file read into a pydantic model, its first problem in words.
 - ``interrupt``: an event loop that Ctrl-C stops cleanly.
 - ``short_text``: text cut to fit one line.
+- ``sockets``: a listening TCP socket for the package's servers.
 - ``version``: the installed package's version, read from its metadata.
 """

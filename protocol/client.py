@@ -150,9 +150,11 @@ class EngineClient:
         return self._protocol.name
 
     @property
-    def pid(self) -> int:
-        """The process id, which is also the id of the engine's process group."""
-        return self._transport.get_pid()
+    def pid(self) -> int | None:
+        """The process id, which is also the id of the engine's process group; None for an
+        engine with no process here (a transport that relays it from elsewhere)."""
+        pid = self._transport.get_pid()
+        return pid if pid > 0 else None
 
     @property
     def returncode(self) -> int | None:
@@ -212,7 +214,7 @@ class EngineClient:
         try:
             while True:
                 done, _ = await asyncio.wait({future}, timeout=WATCH_INTERVAL)
-                breach = watch.breach(self.pid, None, self.stderr_tail)
+                breach = watch.breach(self._transport.get_pid(), None, self.stderr_tail)
                 if breach is not None:
                     future.cancel()
                     await self.kill()
@@ -229,7 +231,7 @@ class EngineClient:
             return None
         if not isinstance(error, EngineTimeoutError) and not self._protocol.exited.is_set():
             await self._wait_exit(FAULT_GRACE)
-        breach = self._watch.breach(self.pid, self.returncode, self.stderr_tail)
+        breach = self._watch.breach(self._transport.get_pid(), self.returncode, self.stderr_tail)
         if breach is None:
             return None
         await self.kill()
@@ -276,5 +278,9 @@ class EngineClient:
                 await self._protocol.exited.wait()
 
     def _signal_group(self, signum: signal.Signals) -> None:
+        pid = self.pid
+        if pid is None:  # relayed from elsewhere: the transport passes the signal on
+            self._transport.send_signal(signum)
+            return
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signum)
+            os.killpg(pid, signum)

@@ -67,6 +67,10 @@ class EngineTerminatedError(EngineError):
         self.stderr_tail = stderr_tail
 
 
+class EngineDisconnectedError(EngineError):
+    """The connection to the machine the engine runs on dropped (a remote engine)."""
+
+
 class EnginePipeClosedError(EngineError):
     """The engine's stdout reached end of file, or its stdin broke, while it may still run."""
 

@@ -81,12 +81,14 @@ class EngineIdleError(EngineError):
 class MoveAnswer:
     """A genmove answer, typed: ``move`` (a flip is ``flip_move(square)``), or a
     resignation; or why it cannot be read (``unreadable``). ``seconds`` is the time from
-    sending ``genmove`` to the reply."""
+    sending ``genmove`` to the reply, ``network_seconds`` the part of the move's time its
+    clock is credited back as the network's (an engine relayed from elsewhere)."""
 
     move: Move | None
     seconds: float
     payload: str
     unreadable: str | None = None
+    network_seconds: float = 0.0
 
     @property
     def resigned(self) -> bool:

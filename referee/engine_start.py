@@ -8,6 +8,7 @@ process itself, so tests can play the project's engine loop in-process.
 import os
 import shutil
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from protocol.line_protocol import TrafficLog
 
 from .deals import KEY_ENV
 from .engine_spec import EngineSpec, cwd_problem
-from .engine_watch import limited_start
+from .engine_watch import LimitedStart, limited_start
 from .sandbox import (
     Isolation,
     SandboxMode,
@@ -82,6 +83,51 @@ def _check_program(spec: EngineSpec, program: str, env: dict[str, str]) -> None:
         raise EngineStartError(spec.name, f"cannot start {given!r}: {program!r} is not on the PATH")
 
 
+@dataclass(frozen=True)
+class Launch:
+    """How to start a spec's engine in a sandbox: the whole command line (the sandbox's
+    and the engine's), the environment, and its limits (applied between fork and exec,
+    watched while it runs)."""
+
+    command: list[str]
+    env: dict[str, str]
+    isolation: Isolation
+    limited: LimitedStart
+
+
+def sandboxed_launch(spec: EngineSpec, isolation: Isolation, hidden: Sequence[Path]) -> Launch:
+    """The launch of ``spec``'s engine with ``isolation`` (not NONE), in a room of its own,
+    the ``hidden`` paths out of its sight; EngineStartError if it cannot be started so."""
+    _check_cwd(spec)
+    base = (spec.cwd or Path.cwd()).resolve()
+    command = resolved_command(spec.command, base)
+    env = engine_environment(spec.env)
+    _check_program(spec, command[0], env)
+    try:
+        view = engine_view(
+            command,
+            base if spec.cwd is not None else None,
+            spec.read_only,
+            hidden,
+            env.get("PATH"),
+            network=spec.network,
+            tmp_bytes=spec.limits.room_bytes,
+        )
+    except SandboxViewError as error:
+        raise EngineStartError(spec.name, str(error)) from None
+    env = {k: v for k, v in env.items() if k not in ("HOME", "TMPDIR")}
+    env["HOME"] = str(view.cwd)  # the referee's home is out of sight
+    env.update({k: v for k, v in spec.env.items() if k in ("HOME", "TMPDIR")})
+    wrapped = wrap_command(isolation, view, command)
+    return Launch(wrapped, env, isolation, limited_start(spec.limits))
+
+
+def launch_failed(spec: EngineSpec, isolation: Isolation, error: BaseException | None) -> str:
+    """Why a sandboxed start failed, in words that name the engine's command, not the
+    sandbox's whole command line."""
+    return f"cannot start {list(spec.command)!r} in the {isolation.value} sandbox: {_reason(error)}"
+
+
 def sandboxed_engines(isolation: Isolation, hidden: Sequence[Path]) -> EngineFactory:
     """A factory that starts each engine as a process with ``isolation``, in a room of its
     own, within its limits, the ``hidden`` paths (the referee's secrets) out of its sight."""
@@ -89,43 +135,20 @@ def sandboxed_engines(isolation: Isolation, hidden: Sequence[Path]) -> EngineFac
         return start_engine_process
 
     async def start(spec: EngineSpec, traffic_log: TrafficLog | None) -> EngineClient:
-        _check_cwd(spec)
-        base = (spec.cwd or Path.cwd()).resolve()
-        command = resolved_command(spec.command, base)
-        env = engine_environment(spec.env)
-        _check_program(spec, command[0], env)
-        try:
-            view = engine_view(
-                command,
-                base if spec.cwd is not None else None,
-                spec.read_only,
-                hidden,
-                env.get("PATH"),
-                network=spec.network,
-                tmp_bytes=spec.limits.room_bytes,
-            )
-        except SandboxViewError as error:
-            raise EngineStartError(spec.name, str(error)) from None
-        env = {k: v for k, v in env.items() if k not in ("HOME", "TMPDIR")}
-        env["HOME"] = str(view.cwd)  # the referee's home is out of sight
-        env.update({k: v for k, v in spec.env.items() if k in ("HOME", "TMPDIR")})
-        limited = limited_start(spec.limits)
+        launch = sandboxed_launch(spec, isolation, hidden)
         try:
             return await EngineClient.start(
-                wrap_command(isolation, view, command),
-                env=env,
+                launch.command,
+                env=launch.env,
                 name=spec.name,
                 traffic_log=traffic_log,
                 isolation=isolation.value,
-                watch=limited.watch,
-                before_exec=limited.before_exec,
+                watch=launch.limited.watch,
+                before_exec=launch.limited.before_exec,
             )
         except EngineStartError as error:  # its words name the whole sandbox command line
-            raise EngineStartError(
-                spec.name,
-                f"cannot start {list(spec.command)!r} in the {isolation.value} sandbox: "
-                f"{_reason(error.__cause__)}",
-            ) from None
+            words = launch_failed(spec, isolation, error.__cause__)
+            raise EngineStartError(spec.name, words) from None
 
     return start
 

@@ -4,6 +4,7 @@
 from dataclasses import dataclass
 
 from protocol.errors import (
+    EngineDisconnectedError,
     EngineLimitError,
     EnginePipeClosedError,
     EngineStartError,
@@ -49,7 +50,8 @@ def fault_of(player: int, error: ProtocolError, *, allowance: Allowance | None =
     No reply in time is a stall, or, to a ``genmove`` (whose ``allowance`` is given), a
     time loss, its detail saying what the engine printed meanwhile (``Noise.words``); either
     way the engine stopped answering, as it did when it used no CPU for its idle limit, or
-    when it reached a limit of its sandbox (and was stopped). An engine
+    when it reached a limit of its sandbox (and was stopped), or when the connection to a
+    remote engine dropped for longer than it had (a disconnect). An engine
     that did not take rules it must be told refused them. A dead process or a closed pipe
     is a crash; anything else it said is an unreadable reply.
     """
@@ -69,6 +71,8 @@ def fault_of(player: int, error: ProtocolError, *, allowance: Allowance | None =
         had = f"; it had {allowance.words}" if allowance is not None else ""
         detail = f"{error.message} (the idle limit{had})"
         return Fault(player, Reason.STALL, detail, stopped_answering=True)
+    if isinstance(error, EngineDisconnectedError):
+        return Fault(player, Reason.DISCONNECT, str(error), stopped_answering=True)
     if isinstance(error, RulesNotTakenError):
         return Fault(player, Reason.RULES_REFUSED, str(error))
     if isinstance(error, EngineStartError):

@@ -247,7 +247,7 @@ class GameLoop:
                 raise
             raise Fault(mover, Reason.RESIGN, str(choice)) from None
         self._owing = None
-        elapsed = time.monotonic() - started
+        elapsed = max(0.0, time.monotonic() - started - answer.network_seconds)
         if not self.clock.charge(mover, elapsed) and allowance is not None:
             detail = (
                 f"moved after {elapsed:.3f}s with {allowance.words}: "

@@ -6,16 +6,20 @@ loop judges every ply (:mod:`referee.game_loop`). Engines come from an
 :data:`~referee.engine_start.EngineFactory` (processes unless a caller says otherwise).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from protocol.line_protocol import TrafficLog
+
 from .deals import Deal
+from .engine_spec import EngineSpec
 from .engine_start import EngineFactory, start_engine_process
 from .game_loop import GameLoop
 from .game_setup import GameSetup
 from .live import end_live, live_view, write_live
-from .record import GameRecord, player_info
-from .seats import EngineSeat
+from .record import GameRecord, PlayerInfo, player_info
+from .seats import EngineSeat, Seat
 from .transcript import Transcript
 
 
@@ -27,12 +31,21 @@ class PlayedGame:
     transcript: str | None
 
 
+SeatMaker = Callable[[EngineSpec, EngineFactory, PlayerInfo, TrafficLog | None], Seat]
+"""Makes the seat of one player of a game: its spec, the factory of local engines, its
+record entry and its traffic log (``EngineSeat`` itself; an arena's remote seats)."""
+
+
 def engine_seats(
-    setup: GameSetup, start_engine: EngineFactory, traffic: Transcript | None
-) -> tuple[EngineSeat, EngineSeat]:
-    """The two engine seats of ``setup``, each logging to ``traffic`` if it is kept."""
+    setup: GameSetup,
+    start_engine: EngineFactory,
+    traffic: Transcript | None,
+    make_seat: SeatMaker = EngineSeat,
+) -> tuple[Seat, Seat]:
+    """The two seats of ``setup``, made by ``make_seat``, each logging to ``traffic`` if it
+    is kept."""
     seats = [
-        EngineSeat(
+        make_seat(
             spec,
             start_engine,
             player_info(spec, own),
@@ -50,9 +63,10 @@ async def play_game(
     keep_traffic: bool = False,
     start_engine: EngineFactory = start_engine_process,
     live_path: Path | None = None,
+    make_seat: SeatMaker = EngineSeat,
 ) -> PlayedGame:
     """Play one game on ``deal`` (a Deal, or the secret it is the shuffle of), keeping its
-    DCTP transcript if asked.
+    DCTP transcript if asked; its seats made by ``make_seat`` (engine seats by default).
 
     Nothing is written but the live view at ``live_path`` while the game runs (if given;
     given up, with one warning, at the first write that fails; removed at its end): the
@@ -60,7 +74,7 @@ async def play_game(
     short keeps neither.
     """
     traffic = Transcript() if keep_traffic else None
-    seats = engine_seats(setup, start_engine, traffic)
+    seats = engine_seats(setup, start_engine, traffic, make_seat)
     loop: GameLoop
     live = live_path
 

@@ -28,6 +28,7 @@ class Reason(StrEnum):
     PROCESS_LIMIT = "process-limit"
     ROOM_LIMIT = "room-limit"
     CPU_LIMIT = "cpu-limit"
+    DISCONNECT = "disconnect"
 
     @classmethod
     def of_board_end(cls, end: BoardEnd) -> "Reason":
@@ -170,6 +171,13 @@ _FACTS: dict[Reason, _Facts] = {
         True,
         "went over its CPU-time limit",
         "a process of the loser used more CPU time than its sandbox allows (limits.cpu_seconds)",
+    ),
+    Reason.DISCONNECT: _Facts(
+        False,
+        True,
+        "lost its connection",
+        "the loser's engine played over the network (an arena's remote entrant): its "
+        "connection dropped and it did not come back within the time it had",
     ),
 }
 

@@ -75,6 +75,7 @@ class Isolation(StrEnum):
     UNSHARE = "unshare"
     NONE = "none"
     IN_PROCESS = "in-process"
+    REMOTE = "remote"
 
     @property
     def words(self) -> str:
@@ -88,6 +89,7 @@ ISOLATION_WORDS: Final = {
     "its own",
     Isolation.NONE: "NOT ISOLATED: engines can read what the referee's user can read",
     Isolation.IN_PROCESS: "in the referee's process (tests only)",
+    Isolation.REMOTE: "on its entrant's own machine, its lines relayed over the network",
 }
 
 

@@ -141,7 +141,7 @@ class EngineSeat:
             connection = await self._factory(self.spec, self._traffic_log)
             self.session = EngineSession(connection)
             self.info.isolation = Isolation(connection.isolation)
-            if self.info.isolation is not Isolation.IN_PROCESS:
+            if self.info.isolation not in (Isolation.IN_PROCESS, Isolation.REMOTE):
                 self.info.network = self.spec.network or self.info.isolation is Isolation.NONE
             self._identified = False
 

@@ -29,8 +29,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from banqi_common.sockets import listen
 from banqi_gui.app import create_app
-from banqi_gui.server import address, listen
+from banqi_gui.server import address
 from protocol.engine_loop import DctpEngine
 from protocol.messages import Reply
 from referee.engine_spec import EngineSpec

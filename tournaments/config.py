@@ -36,6 +36,8 @@ from .run_size import games_over_limit
 
 MAX_ENGINES = 64
 
+REMOTE_COMMAND = "(remote)"
+"""The command a remote entrant's spec carries: it is never run (its engine connects)."""
 LEVEL_NAMES = {0: "random", 1: "greedy", 2: "quick-search", 3: "search"}
 """Names of the built-in engine's levels in the demo field."""
 
@@ -62,6 +64,11 @@ class EngineEntry(EngineSpec):
     time: TimeOverride | None = Field(
         default=None,
         description="The engine's own time control: fields laid over the run's (time odds).",
+    )
+    remote: bool = Field(
+        default=False,
+        description="Played by whoever connects with the entrant's token to 'banqi serve' "
+        "(no command: its engine runs on its own machine).",
     )
 
     def spec(self) -> EngineSpec:
@@ -149,6 +156,14 @@ class TournamentConfig(RunConfig):
             for index, item in enumerate(value):
                 if isinstance(item, EngineSpec) and not isinstance(item, EngineEntry):
                     item = item.model_dump()
+                if isinstance(item, dict) and item.get("remote") is True:
+                    who = item.get("name") or f"number {index + 1}"
+                    if item.get("command", (REMOTE_COMMAND,)) not in (
+                        (REMOTE_COMMAND,),
+                        [REMOTE_COMMAND],
+                    ):
+                        raise ValueError(f"engine {who}: a remote entrant has no command")
+                    item = {**item, "command": (REMOTE_COMMAND,)}
                 if isinstance(item, dict) and isinstance(item.get("command"), str):
                     try:
                         item = {**item, "command": split_command(item["command"])}
@@ -168,6 +183,10 @@ class TournamentConfig(RunConfig):
         if reason:
             raise ValueError(reason)
         return self
+
+    def remote_names(self) -> frozenset[str]:
+        """The names of the remote entrants (played by clients of ``banqi serve``)."""
+        return frozenset(e.name for e in self.engines if e.remote)
 
     def gauntlet_indices(self) -> tuple[int, ...]:
         """The gauntlet engines, by index: those marked, else the first; none in a

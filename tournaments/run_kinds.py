@@ -11,6 +11,9 @@ STATE_FILE: Final = "tournament.json"
 MATCH_FILE: Final = "match.json"
 SETTINGS_FILE: Final = "sprt-settings.json"
 TUNE_FILE: Final = "tune-settings.json"
+ENTRANTS_FILE: Final = "arena-entrants.json"
+"""The hashes of an arena's entrants' tokens (``banqi serve --add-entrant``), made before
+the tournament of that folder starts."""
 KINDS: Final = {
     STATE_FILE: "a tournament",
     MATCH_FILE: "a match",

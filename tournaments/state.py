@@ -20,7 +20,7 @@ from .run_folder import (
     refuse_other_settings,
     write_state,
 )
-from .run_kinds import KINDS, refuse_other_kind
+from .run_kinds import ENTRANTS_FILE, KINDS, refuse_other_kind
 from .run_kinds import STATE_FILE as STATE_FILE
 from .run_kinds import RunFolderError as RunFolderError
 
@@ -34,7 +34,8 @@ class TournamentState(DealtRunState):
 
 
 def _check_new_run_folder(out: Path) -> None:
-    """Refuse to start a tournament in a folder that holds anything but this run's lock:
+    """Refuse to start a tournament in a folder that holds anything but this run's lock (and
+    an arena's tokens):
     another kind of run (named by its state file), records of no run's, or files of the
     user's."""
     refuse_other_kind(out, STATE_FILE)
@@ -48,7 +49,7 @@ def _check_new_run_folder(out: Path) -> None:
     others = sorted(
         path.name
         for path in out.iterdir()
-        if path.name not in (LOCK_FILE, GAMES_DIR) and not is_temporary(path)
+        if path.name not in (LOCK_FILE, GAMES_DIR, ENTRANTS_FILE) and not is_temporary(path)
     )
     if others:
         raise RunFolderError(

@@ -6,6 +6,7 @@ checks, every game played; what a script or the command line runs."""
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -13,8 +14,8 @@ from referee.engine_start import EngineFactory
 from referee.macs import MacKeys
 from referee.record import GameRecord
 
-from .config import TournamentConfig
-from .engine_places import Notices, check_before_games, live_views_safe, playing_for
+from .config import ConfigError, TournamentConfig
+from .engine_places import Notices, Playing, check_before_games, live_views_safe, playing_for
 from .play import prepare, run_tournament
 from .report_about import run_asked
 from .results import Standings
@@ -22,8 +23,17 @@ from .run_access import RunAccess
 from .run_adopt import adopt_unsigned
 from .run_folder import existing_records
 from .run_start import taken_run_folder
-from .runner import RunEvents, RunOptions
+from .runner import PlayPlace, RunEvents, RunOptions
 from .state import STATE_FILE, TOURNAMENT, start_run_folder
+
+
+class Arena(Protocol):
+    """Where remote entrants play: a server their clients connect to (``banqi serve``)."""
+
+    def place(self, start_engine: EngineFactory) -> PlayPlace:
+        """Where the run's games are played: remote entrants on their connections, the
+        others started by ``start_engine``."""
+        ...
 
 
 class TournamentJob(BaseModel):
@@ -61,11 +71,14 @@ class TournamentEvents:
 
 
 def run_tournament_job(
-    job: TournamentJob, events: TournamentEvents, start_engine: EngineFactory | None = None
+    job: TournamentJob,
+    events: TournamentEvents,
+    start_engine: EngineFactory | None = None,
+    arena: Arena | None = None,
 ) -> Standings:
     """Start or resume the tournament in its folder and play it to the end, its engines
-    started sandboxed (or by ``start_engine``, if given) or on the config's cluster; the final
-    standings (also written in the folder).
+    started sandboxed (or by ``start_engine``, if given) or on the config's cluster, its
+    remote entrants in the ``arena``; the final standings (also written in the folder).
 
     The folder (and the deal book, if any) is checked first and its state written, then the
     engines are checked (on a cluster, on every worker as the run starts); a new run refused
@@ -78,10 +91,16 @@ def run_tournament_job(
     key = access.referee_key()
     macs = MacKeys(key)
     book = access.deal_book()
+    if config.remote_names() and arena is None:
+        names = ", ".join(sorted(config.remote_names()))
+        raise ConfigError(f"remote = true ({names}): remote entrants play only under banqi serve")
+    if arena is not None and access.cluster is not None:
+        raise ConfigError("a tournament with remote entrants is played here, not on a cluster")
+    local = [entry for entry in config.engines if not entry.remote]
     with taken_run_folder(out, [STATE_FILE]) as folder:
-        play, cluster = playing_for(
-            access, config, out, config.engines, events.notices, start_engine
-        )
+        play, cluster = playing_for(access, config, out, local, events.notices, start_engine)
+        if arena is not None:
+            play = Playing(play.start_engine, arena.place(play.start_engine), play.status)
         if access.adopt_unsigned:
             adopt_unsigned(out, [TOURNAMENT], macs)
         state, games = prepare(config, out, macs, book)
@@ -90,8 +109,11 @@ def run_tournament_job(
         run = state.config
         folder.engines_start()
         if cluster is None:
-            check_before_games(run.engines, play.start_engine, run)
+            local_run = [entry for entry in run.engines if not entry.remote]
+            check_before_games(local_run, play.start_engine, run)
         at_once = play.at_once(run.concurrency, access.concurrency_given)
+        if arena is not None:  # played here, remote entrants or not
+            at_once = f"{run.concurrency} at once"
         events.started(TournamentStart(run, len(games), len(found), at_once, play.status))
         options = RunOptions(
             key=key,

@@ -1,0 +1,276 @@
+"""The server's side of the clients: who is connected as which entrant, and their engines.
+
+A connection proves its entrant with ``hello`` within ``AUTH_SECONDS``; a wrong token, an
+entrant already connected, or too many connections from one address is refused with a
+``refused`` frame and closed. An authenticated connection is a :class:`ClientLink`: the
+engines of its games (``RemotePipes``), the frames it may send (bounded in size by
+``wire`` and in rate by ``MAX_FRAMES_PER_SECOND``), and the round trips its pings measure.
+When it drops, its engines count as lost (:attr:`RemotePipes.lost`), so a game can wait for
+the entrant to come back.
+"""
+
+import asyncio
+import contextlib
+import statistics
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Final, Protocol
+
+from protocol.client import EngineClient
+from protocol.line_protocol import TrafficLog
+
+from .remote_engine import RemotePipes, remote_engine
+from .tokens import TokenStore, entrant_of
+from .wire import (
+    Exited,
+    Finished,
+    FrameError,
+    Hello,
+    Line,
+    Ping,
+    Pong,
+    Refused,
+    Send,
+    Start,
+    Stop,
+    Welcome,
+    client_frame,
+    encoded,
+)
+
+AUTH_SECONDS: Final = 5.0
+"""Seconds a new connection has to send its ``hello``."""
+MAX_FRAMES_PER_SECOND: Final = 500
+"""Frames a client may send in a second, on average over ``RATE_WINDOW`` seconds."""
+RATE_WINDOW: Final = 2.0
+MAX_OUTBOX: Final = 1000
+"""Frames waiting to go out to one client before it counts as not reading."""
+PING_SECONDS: Final = 2.0
+"""Seconds between the pings that measure a client's round trip."""
+RTT_SAMPLES: Final = 9
+"""Round trips kept; their median is the network delay a move is credited with."""
+
+
+class Socket(Protocol):
+    """What the hub needs of one WebSocket connection."""
+
+    async def receive_text(self) -> str | bytes:
+        """The next frame, text or binary (raises once the connection is closed)."""
+        ...
+
+    async def send_text(self, text: str) -> None:
+        """Send one text frame."""
+        ...
+
+    async def close(self, code: int) -> None:
+        """Close the connection."""
+        ...
+
+
+class Refusal(Exception):
+    """Why a connection is refused or ended; ``code`` is its WebSocket close code."""
+
+    def __init__(self, reason: str, code: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code
+
+
+CLOSE_POLICY: Final = 1008
+"""WebSocket close code for a broken rule: a bad frame, a bad token, a flood."""
+CLOSE_TRY_LATER: Final = 1013
+"""WebSocket close code for a connection refused for now (entrant in use, address full)."""
+
+
+@dataclass(eq=False)
+class ClientLink:
+    """One authenticated client: its entrant, its games' engines, its outgoing frames."""
+
+    entrant: str
+    outbox: "asyncio.Queue[str]" = field(default_factory=lambda: asyncio.Queue(MAX_OUTBOX))
+    games: dict[str, RemotePipes] = field(default_factory=dict)
+    rtts: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_SAMPLES))
+    pings: dict[int, float] = field(default_factory=dict)
+    closed: bool = False
+
+    def send(self, frame: Send | Start | Stop | Ping | Welcome | Refused | Finished) -> None:
+        """Queue a frame; a client that lets ``MAX_OUTBOX`` pile up is dropped."""
+        if self.closed:
+            return
+        try:
+            self.outbox.put_nowait(encoded(frame))
+        except asyncio.QueueFull:
+            self.closed = True
+
+    def network_delay(self) -> float:
+        """The median round trip of the last pings (0 before any came back)."""
+        return statistics.median(self.rtts) if self.rtts else 0.0
+
+
+class Hub:
+    """The entrants' connections, and the engines games start on them."""
+
+    def __init__(self, store: TokenStore, max_per_address: int) -> None:
+        self.store = store
+        self.max_per_address = max_per_address
+        self.links: dict[str, ClientLink] = {}
+        self._per_address: dict[str, int] = {}
+        self._changed = asyncio.Condition()
+
+    # -- connections ------------------------------------------------------------------
+
+    async def serve(self, socket: Socket, address: str) -> None:
+        """Run one connection to its end: authenticate, relay, and clean up."""
+        if self._per_address.get(address, 0) >= self.max_per_address:
+            await _refuse(socket, Refusal(f"too many connections from {address}", CLOSE_TRY_LATER))
+            return
+        self._per_address[address] = self._per_address.get(address, 0) + 1
+        try:
+            link = await self._authenticate(socket)
+            if link is None:
+                return
+            try:
+                await self._relay(socket, link)
+            finally:
+                await self._detach(link)
+        finally:
+            self._per_address[address] -= 1
+            if not self._per_address[address]:
+                del self._per_address[address]
+
+    async def _authenticate(self, socket: Socket) -> ClientLink | None:
+        """The link of a connection whose ``hello`` names a free entrant; None if refused."""
+        try:
+            async with asyncio.timeout(AUTH_SECONDS):
+                frame = client_frame(await socket.receive_text())
+            if not isinstance(frame, Hello):
+                raise Refusal("the first frame must be hello", CLOSE_POLICY)
+            entrant = entrant_of(self.store, frame.token)
+            if entrant is None:
+                raise Refusal("unknown token", CLOSE_POLICY)
+            if entrant in self.links:
+                raise Refusal(f"entrant {entrant} is already connected", CLOSE_TRY_LATER)
+        except TimeoutError:
+            await _refuse(socket, Refusal(f"no hello within {AUTH_SECONDS:g}s", CLOSE_POLICY))
+            return None
+        except FrameError as error:
+            await _refuse(socket, Refusal(str(error), CLOSE_POLICY))
+            return None
+        except Refusal as refusal:
+            await _refuse(socket, refusal)
+            return None
+        except Exception:  # the connection went away before it said who it is
+            return None
+        link = ClientLink(entrant)
+        link.send(Welcome(entrant=entrant))
+        async with self._changed:
+            self.links[entrant] = link
+            self._changed.notify_all()
+        return link
+
+    async def _relay(self, socket: Socket, link: ClientLink) -> None:
+        """Frames both ways until the connection ends or breaks a rule."""
+        sending = asyncio.create_task(_send_loop(socket, link))
+        pinging = asyncio.create_task(_ping_loop(link))
+        try:
+            await _receive_loop(socket, link)
+        except Refusal as refusal:
+            link.closed = True
+            sending.cancel()
+            await _refuse(socket, refusal)
+        except Exception:  # the client went away: its games see their engines as lost
+            pass
+        finally:
+            link.closed = True
+            for task in (sending, pinging):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    async def _detach(self, link: ClientLink) -> None:
+        """The link is gone: its engines count as lost, its entrant is free again."""
+        async with self._changed:
+            if self.links.get(link.entrant) is link:
+                del self.links[link.entrant]
+            self._changed.notify_all()
+        for pipes in list(link.games.values()):
+            pipes.lose()
+        link.games.clear()
+
+    # -- engines ----------------------------------------------------------------------
+
+    async def wait_for(self, entrant: str) -> ClientLink:
+        """The entrant's link, once it is connected."""
+        async with self._changed:
+            await self._changed.wait_for(lambda: entrant in self.links)
+            return self.links[entrant]
+
+    async def start_engine(
+        self, entrant: str, game: str, traffic_log: TrafficLog | None
+    ) -> tuple[EngineClient, RemotePipes, ClientLink]:
+        """A fresh engine of ``entrant`` for ``game``, once the entrant is connected."""
+        link = await self.wait_for(entrant)
+        old = link.games.pop(game, None)
+        if old is not None:
+            old.kill()
+        client, pipes = remote_engine(game, entrant, link.send, traffic_log)
+        link.games[game] = pipes
+        return client, pipes, link
+
+
+async def _refuse(socket: Socket, refusal: Refusal) -> None:
+    """Say why, then close; a connection already gone is left alone."""
+    with contextlib.suppress(Exception):
+        retry = refusal.code == CLOSE_TRY_LATER
+        await socket.send_text(encoded(Refused(reason=refusal.reason[:500], retry=retry)))
+        await socket.close(refusal.code)
+
+
+async def _send_loop(socket: Socket, link: ClientLink) -> None:
+    while True:
+        await socket.send_text(await link.outbox.get())
+
+
+async def _ping_loop(link: ClientLink) -> None:
+    seq = 0
+    while not link.closed:
+        link.pings[seq] = time.monotonic()
+        link.send(Ping(seq=seq))
+        seq += 1
+        for old in [s for s in link.pings if s < seq - RTT_SAMPLES]:
+            del link.pings[old]
+        await asyncio.sleep(PING_SECONDS)
+
+
+async def _receive_loop(socket: Socket, link: ClientLink) -> None:
+    """Route the client's frames; a flood, a bad frame or an unknown game ends it."""
+    window_start = time.monotonic()
+    count = 0
+    while not link.closed:
+        text = await socket.receive_text()
+        now = time.monotonic()
+        count += 1
+        if now - window_start >= RATE_WINDOW:
+            window_start, count = now, 1
+        elif count > MAX_FRAMES_PER_SECOND * RATE_WINDOW:
+            raise Refusal(f"more than {MAX_FRAMES_PER_SECOND} frames a second", CLOSE_POLICY)
+        try:
+            frame = client_frame(text)
+        except FrameError as error:
+            raise Refusal(str(error), CLOSE_POLICY) from None
+        if isinstance(frame, Pong):
+            sent = link.pings.pop(frame.seq, None)
+            if sent is not None:
+                link.rtts.append(now - sent)
+        elif isinstance(frame, Line | Exited):
+            pipes = link.games.get(frame.game)
+            if pipes is None:
+                continue  # an engine the server has stopped may still have been talking
+            if isinstance(frame, Line):
+                pipes.line_received(frame.text)
+            else:
+                pipes.exited(frame.status, frame.error)
+                del link.games[frame.game]
+        else:
+            raise Refusal("hello again on an open connection", CLOSE_POLICY)

@@ -1,0 +1,159 @@
+"""An engine on a participant's machine, driven as if it were a local process.
+
+The server drives a remote engine with the same :class:`~protocol.client.EngineClient`
+and :class:`~protocol.line_protocol.EngineLineProtocol` as a local one: ``RemotePipes``
+is the subprocess transport under them, whose stdin writes go out as ``send`` frames and
+whose stdout is fed by the ``line`` frames that come back. Line bounds, reply matching,
+timeouts and faults are therefore the local engine's, word for word. Signals become a
+``stop`` frame; the engine counts as exited when the client says so, or at once when the
+server stops it (the client kills its process on ``stop``).
+"""
+
+import asyncio
+import signal
+from collections.abc import Callable
+from typing import Any, Final
+
+from protocol.client import EngineClient
+from protocol.errors import EngineDisconnectedError
+from protocol.line_protocol import DEFAULT_MAX_LINE_BYTES, EngineLineProtocol, TrafficLog
+
+from .wire import Send, Start, Stop
+
+NO_PID: Final = -1
+"""What ``get_pid`` answers: a remote engine has no process here to signal."""
+
+FrameSender = Callable[[Send | Start | Stop], None]
+"""Sends a frame to the client that relays the engine (dropped if it is not connected)."""
+
+
+class _RemoteStdin(asyncio.WriteTransport):
+    """The engine's stdin: whole lines go out as ``send`` frames."""
+
+    def __init__(self, pipes: "RemotePipes") -> None:
+        super().__init__()
+        self._pipes = pipes
+        self._closing = False
+        self._partial = b""
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if self._closing:
+            return
+        *lines, self._partial = (self._partial + bytes(data)).split(b"\n")
+        for line in lines:
+            self._pipes.send_line(line.decode("utf-8", errors="replace"))
+
+    def close(self) -> None:
+        if not self._closing:
+            self._closing = True
+            self._pipes.stdin_closed()
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
+
+
+class RemotePipes(asyncio.SubprocessTransport):
+    """The transport of one game's remote engine, for an ``EngineLineProtocol``."""
+
+    def __init__(self, game: str, send: FrameSender, protocol: EngineLineProtocol) -> None:
+        super().__init__()
+        self.game = game
+        self._send = send
+        self._protocol = protocol
+        self._stdin = _RemoteStdin(self)
+        self._returncode: int | None = None
+        self._closed = False
+        self.lost = False
+        """Whether the engine ended because the client's connection dropped (not by itself)."""
+
+    # -- the server's side: frames in -------------------------------------------------
+
+    def started(self) -> None:
+        """Tell the client to start the engine for this game."""
+        self._protocol.connection_made(self)
+        self._send(Start(game=self.game))
+
+    def line_received(self, text: str) -> None:
+        """A line the engine wrote, as the client relayed it."""
+        if self._returncode is None:
+            self._protocol.pipe_data_received(1, text.encode() + b"\n")
+
+    def exited(self, status: int | None, error: str = "") -> None:
+        """The client says the engine ended (``error``: why it could not start or run)."""
+        if self._returncode is not None:
+            return
+        self._returncode = status if status is not None else -int(signal.SIGKILL)
+        if error:
+            self._protocol.pipe_data_received(2, error.encode()[:4096] + b"\n")
+        for fd in (0, 1, 2):
+            self._protocol.pipe_connection_lost(fd, None)
+        self._protocol.process_exited()
+
+    def lose(self) -> None:
+        """The client's connection dropped: the engine is gone with it."""
+        if self._returncode is None:
+            self.lost = True
+            dropped = EngineDisconnectedError(self._protocol.name, "its connection dropped")
+            self._protocol.set_fault(dropped)
+            self.exited(None)
+
+    # -- the line protocol's side: what it asks of a process ----------------------------
+
+    def send_line(self, text: str) -> None:
+        """A line for the engine's stdin."""
+        if self._returncode is None:
+            self._send(Send(game=self.game, text=text))
+
+    def stdin_closed(self) -> None:
+        """Closing stdin ends a remote engine: the client stops it."""
+        self._protocol.pipe_connection_lost(0, None)
+        self._send(Stop(game=self.game))
+
+    def get_pid(self) -> int:
+        return NO_PID
+
+    def get_returncode(self) -> int | None:
+        return self._returncode
+
+    def get_pipe_transport(self, fd: int) -> asyncio.BaseTransport | None:
+        return self._stdin if fd == 0 else None
+
+    def send_signal(self, signal_number: int) -> None:
+        """Any signal stops the engine: a ``stop`` frame, and it counts as ended here."""
+        if self._returncode is None:
+            self._send(Stop(game=self.game))
+            self.exited(-signal_number)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.kill()
+
+    def is_closing(self) -> bool:
+        return self._closed
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
+
+
+def remote_engine(
+    game: str,
+    name: str,
+    send: FrameSender,
+    traffic_log: TrafficLog | None = None,
+) -> tuple[EngineClient, RemotePipes]:
+    """A client for the engine of ``game`` relayed by ``send``'s connection, and its
+    transport (to feed it the frames that come back); the ``start`` frame is sent."""
+    protocol = EngineLineProtocol(name, traffic_log, DEFAULT_MAX_LINE_BYTES, log_stderr=True)
+    pipes = RemotePipes(game, send, protocol)
+    pipes.started()
+    return EngineClient(pipes, protocol, isolation="remote"), pipes

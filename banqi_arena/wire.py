@@ -1,0 +1,193 @@
+"""The arena's messages on the wire: one JSON object per WebSocket text frame.
+
+A client proves who it is with ``hello`` (its entrant's token) and then relays an engine:
+the server says ``start`` when a game needs the engine, sends DCTP lines with ``send`` and
+ends it with ``stop``; the client answers with the engine's stdout lines (``line``), its
+exit (``exited``) and ``pong`` to the server's ``ping``. The server alone judges: the
+client only relays.
+
+Every frame is bounded (``MAX_FRAME_BYTES``) and parsed by a pydantic model that forbids
+unknown fields; anything else is a protocol error that ends the connection.
+"""
+
+import json
+from typing import Annotated, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+PROTOCOL: Final = "banqi-arena/1"
+"""The protocol's name and version, sent in ``hello`` and ``welcome``."""
+
+MAX_FRAME_BYTES: Final = 80 * 1024
+"""Longest frame either side accepts: an engine line of 64 KiB, JSON-escaped, fits."""
+
+MAX_LINE_CHARS: Final = 64 * 1024
+"""Longest DCTP line a ``send`` or ``line`` frame may carry."""
+
+MAX_DEPTH: Final = 4
+"""Deepest nesting of a frame's JSON (the messages are flat)."""
+
+_TOKEN = Annotated[str, Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
+_GAME = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._-]+$")]
+_LINE = Annotated[str, Field(max_length=MAX_LINE_CHARS)]
+
+
+class _Frame(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Hello(_Frame):
+    """Client: the first frame, with the entrant's token."""
+
+    type: Literal["hello"] = "hello"
+    protocol: Literal["banqi-arena/1"] = PROTOCOL
+    token: _TOKEN
+
+
+class Line(_Frame):
+    """Client: one line the engine wrote on stdout, during game ``game``."""
+
+    type: Literal["line"] = "line"
+    game: _GAME
+    text: _LINE
+
+
+class Exited(_Frame):
+    """Client: the engine of game ``game`` exited (or could not start), with its status."""
+
+    type: Literal["exited"] = "exited"
+    game: _GAME
+    status: int | None = None
+    error: Annotated[str, Field(max_length=2000)] = ""
+
+
+class Pong(_Frame):
+    """Client: the answer to a ``ping``, echoing its number."""
+
+    type: Literal["pong"] = "pong"
+    seq: Annotated[int, Field(ge=0)]
+
+
+class Welcome(_Frame):
+    """Server: the token is good; the client plays as ``entrant``."""
+
+    type: Literal["welcome"] = "welcome"
+    protocol: Literal["banqi-arena/1"] = PROTOCOL
+    entrant: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class Refused(_Frame):
+    """Server: the connection is refused or ended, and why (then it closes)."""
+
+    type: Literal["refused"] = "refused"
+    reason: Annotated[str, Field(max_length=500)]
+    retry: bool = False
+    """Whether trying again later may succeed (the entrant still seen as connected, the
+    address full); a wrong token is never worth a retry."""
+
+
+class Start(_Frame):
+    """Server: start the engine for game ``game`` (a fresh process for each game)."""
+
+    type: Literal["start"] = "start"
+    game: _GAME
+
+
+class Send(_Frame):
+    """Server: write ``text`` and a newline to the engine of game ``game``."""
+
+    type: Literal["send"] = "send"
+    game: _GAME
+    text: _LINE
+
+
+class Stop(_Frame):
+    """Server: end the engine of game ``game`` (close its stdin, then kill it)."""
+
+    type: Literal["stop"] = "stop"
+    game: _GAME
+
+
+class Ping(_Frame):
+    """Server: measure the round trip; the client answers ``pong`` with ``seq``."""
+
+    type: Literal["ping"] = "ping"
+    seq: Annotated[int, Field(ge=0)]
+
+
+class Finished(_Frame):
+    """Server: the tournament is over; the client may exit."""
+
+    type: Literal["finished"] = "finished"
+
+
+ClientFrame = Annotated[Hello | Line | Exited | Pong, Field(discriminator="type")]
+ServerFrame = Annotated[
+    Welcome | Refused | Start | Send | Stop | Ping | Finished, Field(discriminator="type")
+]
+_CLIENT: Final = TypeAdapter[ClientFrame](ClientFrame)
+_SERVER: Final = TypeAdapter[ServerFrame](ServerFrame)
+
+
+class FrameError(ValueError):
+    """A frame that is too long, not JSON, too deeply nested, or not a known message."""
+
+
+def _depth(text: str) -> int:
+    """How deeply the brackets of a JSON text nest (strings skipped), without parsing it."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _checked(text: str | bytes) -> str:
+    """The frame's text once its size, type and nesting are within bounds."""
+    if isinstance(text, bytes):
+        raise FrameError("binary frames are not part of the protocol; send JSON text")
+    if len(text.encode()) > MAX_FRAME_BYTES:
+        raise FrameError(f"frame over {MAX_FRAME_BYTES} bytes")
+    if _depth(text) > MAX_DEPTH:
+        raise FrameError(f"frame nested deeper than {MAX_DEPTH}")
+    return text
+
+
+def _words(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "frame"
+    return f"{where}: {first['msg']}"
+
+
+def client_frame(text: str | bytes) -> Hello | Line | Exited | Pong:
+    """A frame from a client, parsed; FrameError says what is wrong with it."""
+    try:
+        return _CLIENT.validate_json(_checked(text))
+    except ValidationError as error:
+        raise FrameError(f"not a client message: {_words(error)}") from None
+
+
+def server_frame(text: str | bytes) -> Welcome | Refused | Start | Send | Stop | Ping | Finished:
+    """A frame from the server, parsed; FrameError says what is wrong with it."""
+    try:
+        return _SERVER.validate_json(_checked(text))
+    except ValidationError as error:
+        raise FrameError(f"not a server message: {_words(error)}") from None
+
+
+def encoded(frame: _Frame) -> str:
+    """The frame as the text of one WebSocket message."""
+    return json.dumps(frame.model_dump(mode="json"), separators=(",", ":"))
