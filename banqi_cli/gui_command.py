@@ -127,6 +127,10 @@ def gui_command(
         what = "does not exist" if not watch.exists() else "is not a run folder"
         words = f"{watch} {what}: give the folder of a match, a tournament or an SPRT"
         raise click.BadParameter(words, param_hint="'--watch'")
+    try:
+        sock = listen(host, port)
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error}") from None
     specs = [engine_spec(text) for text in engines]
     if config is not None:
         try:
@@ -139,10 +143,6 @@ def gui_command(
         run_interruptible(check_engines(specs, factory, CHECK_TIME_MS, CHECK_TIMEOUT, OLYMPIAD))
     except InputError as error:
         output.fail(error)
-    try:
-        sock = listen(host, port)
-    except OSError as error:
-        raise click.ClickException(f"cannot listen on {host}:{port}: {error}") from None
     run_folders = RunFolders(runs, [watch] if watch is not None else [])
     token = secrets.token_urlsafe(24)
     gui = GuiConfig(token, PlayOptions(engine_choices(specs), factory, out), run_folders)

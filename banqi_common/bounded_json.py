@@ -34,10 +34,12 @@ class Shape:
 
 
 def check_shape(text: str, shape: Shape, what: str = "the JSON") -> None:
-    """Refuse ``text`` if its brackets nest deeper, its commas and colons count more values,
-    or one of its double-quoted strings is longer, than ``shape`` allows (a scan that never
+    """Refuse ``text`` if its brackets nest deeper, its values (one, and one more for each
+    comma and colon) are more, or one of its double-quoted strings is longer, than
+    ``shape`` allows (a scan that never
     recurses; TOML's brackets and quotes are counted the same way)."""
-    depth = values = run = 0
+    depth = run = 0
+    values = 1  # the first; each comma or colon adds one more
     in_string = escaped = False
     for char in text:
         if in_string:
