@@ -15,6 +15,8 @@ from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from banqi_common.bounded_json import JsonShapeError, Shape, check_shape
+
 PROTOCOL: Final = "banqi-arena/1"
 """The protocol's name and version, sent in ``hello`` and ``welcome``."""
 
@@ -24,8 +26,8 @@ MAX_FRAME_BYTES: Final = 80 * 1024
 MAX_LINE_CHARS: Final = 64 * 1024
 """Longest DCTP line a ``send`` or ``line`` frame may carry."""
 
-MAX_DEPTH: Final = 4
-"""Deepest nesting of a frame's JSON (the messages are flat)."""
+FRAME_SHAPE: Final = Shape(depth=4, values=32, string=MAX_FRAME_BYTES)
+"""What a frame's JSON may hold: the messages are flat, with a few fields."""
 
 _TOKEN = Annotated[str, Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
 _GAME = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._-]+$")]
@@ -133,36 +135,16 @@ class FrameError(ValueError):
     """A frame that is too long, not JSON, too deeply nested, or not a known message."""
 
 
-def _depth(text: str) -> int:
-    """How deeply the brackets of a JSON text nest (strings skipped), without parsing it."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
-
-
 def _checked(text: str | bytes) -> str:
     """The frame's text once its size, type and nesting are within bounds."""
     if isinstance(text, bytes):
         raise FrameError("binary frames are not part of the protocol; send JSON text")
     if len(text.encode()) > MAX_FRAME_BYTES:
         raise FrameError(f"frame over {MAX_FRAME_BYTES} bytes")
-    if _depth(text) > MAX_DEPTH:
-        raise FrameError(f"frame nested deeper than {MAX_DEPTH}")
+    try:
+        check_shape(text, FRAME_SHAPE, "the frame")
+    except JsonShapeError as error:
+        raise FrameError(str(error)) from None
     return text
 
 

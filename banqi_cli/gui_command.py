@@ -3,13 +3,17 @@
 import re
 import secrets
 from pathlib import Path
+from typing import Final
 from urllib.parse import quote
 
 import click
 from pydantic import ValidationError
 
 from banqi_common.errors import InputError
+from banqi_common.interrupt import run_interruptible
+from banqi_engine.rules import PRESETS
 from referee.deals import key_locations
+from referee.engine_check import check_engines
 from referee.engine_spec import EngineSpec, default_name, split_command
 from referee.engine_start import EngineFactory
 from referee.sandbox import SandboxMode, referee_secrets
@@ -24,6 +28,11 @@ from .run_options import out_option
 NAMED = re.compile(r"^([^\s=/\\]+)=(.+)$", re.DOTALL)
 """``NAME=COMMAND``: a name with no space, ``=`` or slash, then the command."""
 GUI_EXTRA = "pip install 'banqi[gui]'"
+CHECK_TIME_MS: Final = 600_000
+CHECK_TIMEOUT: Final = 10.0
+"""Each offered engine is started and handshaken as a match's are, before the page is
+served: told a 10-minute clock, given this many seconds to answer."""
+OLYMPIAD: Final = PRESETS["olympiad"]
 
 
 def engine_spec(text: str) -> EngineSpec:
@@ -109,11 +118,15 @@ def gui_command(
         from banqi_gui.app import GuiConfig
         from banqi_gui.play_settings import PlayOptions, engine_choices
         from banqi_gui.server import address, serve
-        from banqi_gui.watch import RunFolders
+        from banqi_gui.watch import RunFolders, is_run
     except ImportError as error:
         raise click.ClickException(
             f"the GUI needs packages that are not installed ({error.name}): {GUI_EXTRA}"
         ) from None
+    if watch is not None and not is_run(watch):
+        what = "does not exist" if not watch.exists() else "is not a run folder"
+        words = f"{watch} {what}: give the folder of a match, a tournament or an SPRT"
+        raise click.BadParameter(words, param_hint="'--watch'")
     try:
         sock = listen(host, port)
     except OSError as error:
@@ -121,11 +134,15 @@ def gui_command(
     specs = [engine_spec(text) for text in engines]
     if config is not None:
         try:
-            specs += [entry.spec() for entry in load_config(config).engines]
+            specs += [entry.spec() for entry in load_config(config).engines if not entry.remote]
         except InputError as error:
             raise click.ClickException(str(error)) from None
     folders = [out, RUNS_FOLDER, runs, *([watch] if watch is not None else [])]
     factory = sandboxed_factory(SandboxMode(sandbox), folders, specs)
+    try:
+        run_interruptible(check_engines(specs, factory, CHECK_TIME_MS, CHECK_TIMEOUT, OLYMPIAD))
+    except InputError as error:
+        output.fail(error)
     run_folders = RunFolders(runs, [watch] if watch is not None else [])
     token = secrets.token_urlsafe(24)
     gui = GuiConfig(token, PlayOptions(engine_choices(specs), factory, out), run_folders)

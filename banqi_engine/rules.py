@@ -17,13 +17,14 @@ that square does. Colours are still decided by the first flip, as no piece is fa
 before it.
 """
 
-import json
 import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from banqi_common.bounded_json import JsonShapeError, Shape, bounded_json, check_shape
 
 from .errors import RulesError
 from .pieces import CANNON, KIND_LETTERS, KING, NUM_KINDS, PAWN, Piece
@@ -194,14 +195,24 @@ def load_rules_file(path: Path) -> RuleSet:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise RulesError(f"cannot read rule-set file {path}: {error}") from None
+    return rules_from_text(text, path.suffix.lower() == ".json", f"rule-set file {path}")
+
+
+RULES_SHAPE: Final = Shape(depth=4, values=200, string=1000)
+"""What a rule-set file may hold: a flat table (a nested one at most), short strings."""
+
+
+def rules_from_text(text: str, is_json: bool, source: str) -> RuleSet:
+    """A rule set from the text of a JSON or TOML rule-set file (``source`` names it in
+    errors); its shape is bounded before it is parsed. RulesError says what is wrong."""
     try:
-        if path.suffix.lower() == ".json":
-            data: object = json.loads(text)
-        else:
-            data = tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
-        raise RulesError(f"rule-set file {path} does not parse: {error}") from None
-    return rules_from_data(data, str(path))
+        check_shape(text, RULES_SHAPE, source)
+        data: object = bounded_json(text, RULES_SHAPE, source) if is_json else tomllib.loads(text)
+    except JsonShapeError as error:
+        raise RulesError(str(error)) from None
+    except tomllib.TOMLDecodeError as error:
+        raise RulesError(f"{source} does not parse: {error}") from None
+    return rules_from_data(data, source)
 
 
 def resolve_rules(spec: str) -> RuleSet:

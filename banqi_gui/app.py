@@ -23,7 +23,6 @@ API (JSON in and out):
 """
 
 import contextlib
-import json
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from banqi_common.bounded_json import JsonShapeError, Shape, bounded_json
 from banqi_common.errors import InputError
 from banqi_engine.errors import RulesInputError
 from banqi_engine.pieces import PIECE_LETTERS
@@ -63,6 +63,8 @@ COOKIE: Final = "banqi_token"
 HEADER: Final = "x-banqi-token"
 MAX_BODY: Final = 64 * 1024
 """Largest JSON request body, in bytes."""
+BODY_SHAPE: Final = Shape(depth=8, values=200, string=MAX_BODY)
+"""What a request body may hold: the settings and actions are flat, a rule set two deep."""
 MAX_UPLOAD: Final = 4 * 1024 * 1024
 """Largest record file the replay page may upload, in bytes."""
 LONG_POLL: Final = 20.0
@@ -122,9 +124,9 @@ async def _json(request: Request, model: type[M]) -> M:
     """The body validated as ``model``; 400 naming what is wrong."""
     body = await _body(request, MAX_BODY)
     try:
-        data = json.loads(body or b"{}")
-    except (ValueError, UnicodeDecodeError) as error:
-        raise _ApiError(400, f"the request body is not JSON: {error}") from None
+        data = bounded_json(body or b"{}", BODY_SHAPE, "the request body")
+    except JsonShapeError as error:
+        raise _ApiError(400, str(error)) from None
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -339,7 +341,20 @@ def create_app(config: GuiConfig) -> Starlette:
         Route("/api/replay", _api(config.token, _replay), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_SecurityHeaders)])
+    return Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(_SecurityHeaders)],
+        exception_handlers={Exception: _internal_error},
+    )
+
+
+async def _internal_error(request: Request, error: Exception) -> Response:
+    """A failure of the server's own (never of input): 500, with the security headers, as
+    every response has."""
+    response = _error(500, "internal error of the server; see its terminal")
+    response.headers.update(SECURITY_HEADERS)
+    return response
 
 
 class _SecurityHeaders(BaseHTTPMiddleware):

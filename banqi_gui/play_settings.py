@@ -5,8 +5,6 @@ built-in levels, ``--engine`` and ``--config`` engines): it can never make the s
 a command of its own. A rule set is a preset's name or the text of a rule-set file.
 """
 
-import json
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,9 +12,8 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from banqi_engine.errors import RulesError
 from banqi_engine.players import MAX_LEVEL
-from banqi_engine.rules import RuleSet, preset, rules_from_data
+from banqi_engine.rules import RuleSet, preset, rules_from_text
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory
 from referee.timecontrol import TimeControl
@@ -59,13 +56,7 @@ class PlaySettings(BaseModel):
         if self.rules_file is None:
             return preset(self.rules)
         text = self.rules_file
-        try:
-            data: object = (
-                json.loads(text) if text.lstrip().startswith("{") else tomllib.loads(text)
-            )
-        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
-            raise RulesError(f"the rule-set file does not parse: {error}") from None
-        return rules_from_data(data, "the rule-set file")
+        return rules_from_text(text, text.lstrip().startswith("{"), "the rule-set file")
 
     def time_control(self) -> TimeControl:
         """The game's time control (a day a side when untimed)."""

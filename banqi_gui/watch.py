@@ -76,13 +76,13 @@ class RunFolders:
         return found
 
     def listing(self) -> list[dict[str, Any]]:
-        """Every run: its id, folder, and how many games are live and finished."""
+        """Every run: its id (a name, never the folder's path) and how many games are live
+        and finished."""
         runs = []
         for run_id, folder in self._runs().items():
             runs.append(
                 {
                     "id": run_id,
-                    "folder": str(folder),
                     "live": len(list((folder / LIVE_DIR).glob("*.json"))),
                     "finished": len(list((folder / GAMES_DIR).glob("*.json"))),
                 }

@@ -88,7 +88,7 @@ async def _refusal_of(url: str, *frames: str | bytes) -> str:
         (["not json at all"], "not a client message"),
         ([b"\x00\x01binary"], "binary frames are not part of the protocol"),
         (['{"type": "hello", "token": "short"}'], "token: String should have at least 16"),
-        (["[" * 50 + "]" * 50], "frame nested deeper than 4"),
+        (["[" * 50 + "]" * 50], "the frame is nested deeper than 4 levels"),
         (['{"type": "pong", "seq": 1}'], "the first frame must be hello"),
     ],
 )

@@ -87,3 +87,27 @@ def test_without_the_gui_extra_it_says_what_to_install(tmp_path: Path) -> None:
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "pip install 'banqi[gui]'" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "status", "words"),
+    [
+        (["--watch", "nosuch"], 2, "nosuch does not exist"),
+        (["--watch", "."], 2, ". is not a run folder"),
+        (["--engine", "./nosuch"], 1, "engine 'nosuch' (./nosuch) cannot start"),
+    ],
+)
+def test_what_cannot_be_used_is_refused_before_it_serves(
+    tmp_path: Path, options: list[str], status: int, words: str
+) -> None:
+    done = subprocess.run(
+        [*BANQI, "gui", "--no-browser", "--sandbox", "off", *options],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == status, done.stderr
+    assert words in done.stderr
+    assert "banqi gui: http" not in done.stdout and "Traceback" not in done.stderr
