@@ -37,7 +37,7 @@ from referee.seats import EngineSeat, PersonSeat, Resignation, Seat, TakeBack
 from referee.storage import save_game
 
 from .play_settings import EngineChoice, PlayOptions, PlaySettings
-from .play_view import SessionFacts, session_view
+from .play_view import NO_UNDO_PAST_A_FLIP, SessionFacts, session_view, undo_keep
 
 ENGINE_SEAT: Final = 1
 """Against an engine, the person is player 0 and the engine player 1."""
@@ -221,17 +221,17 @@ class PlaySession:
 
     async def undo(self) -> None:
         """Take back the person's last ply and the engine's reply (between two people, the
-        last ply)."""
+        last ply), never past a flip (``play_view.undo_keep``)."""
         async with self._lock:
             seat = await self._person_on_move()
             plies = self.loop.plies
-            keep = len(plies)
-            while keep and not self.is_person(plies[keep - 1].player):
-                keep -= 1
-            if keep == 0:
+            if not any(self.is_person(ply.player) for ply in plies):
                 raise SessionError(409, "there is no move of yours to take back")
-            self._submit(seat, TakeBack(keep - 1))
-            await self._settle(lambda: len(self.loop.plies) == keep - 1 and self._asking())
+            keep = undo_keep(plies, frozenset(self.persons))
+            if keep is None:
+                raise SessionError(409, NO_UNDO_PAST_A_FLIP)
+            self._submit(seat, TakeBack(keep))
+            await self._settle(lambda: len(self.loop.plies) == keep and self._asking())
             self.hint = None
 
     async def resign(self) -> None:

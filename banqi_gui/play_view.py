@@ -7,7 +7,7 @@ once the game is over.
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from banqi_engine.game import Game
 from banqi_engine.moves import move_from, move_to
@@ -33,6 +33,26 @@ class SessionFacts:
     persons: frozenset[int]
     """The players a person plays."""
     hint: str | None
+
+
+NO_UNDO_PAST_A_FLIP: Final = (
+    "undo stops at the last flip: taking a flip back would show what lies under it"
+)
+
+
+def undo_keep(plies: list[PlyRecord], persons: frozenset[int]) -> int | None:
+    """How many plies an undo keeps (the person's last ply and the replies after it taken
+    back), or None when there is nothing to take back or when taking it back would take
+    back a flip (or a move onto a face-down piece): a piece once turned up stays up, so an
+    undo never lets a person learn what the face-down squares hide."""
+    keep = len(plies)
+    while keep and plies[keep - 1].player not in persons:
+        keep -= 1
+    if keep == 0:
+        return None
+    if any(parse_ply(ply.move).piece is not None for ply in plies[keep - 1 :]):
+        return None
+    return keep - 1
 
 
 def session_view(loop: GameLoop, facts: SessionFacts) -> dict[str, Any]:
@@ -64,7 +84,7 @@ def session_view(loop: GameLoop, facts: SessionFacts) -> dict[str, Any]:
         "move_time": loop.setup.time_control.move_time,
         "thinking": over is None and loop.mover not in facts.persons,
         "hint": facts.hint,
-        "can_undo": person_on_move and any(p.player in facts.persons for p in loop.plies),
+        "can_undo": person_on_move and undo_keep(loop.plies, facts.persons) is not None,
         "no_progress": loop.game.position.no_progress,
         "over": None if over is None else _over(over),
         "layout": None

@@ -25,6 +25,7 @@ from banqi_engine.position import Position
 from banqi_engine.rules import PRESETS, takes_revealed
 from banqi_gui.app import create_app
 from banqi_gui.board_view import action_kind, legal_actions, taken_piece
+from banqi_gui.play_view import NO_UNDO_PAST_A_FLIP
 from protocol.connection import EngineConnection
 from protocol.engine_loop import DctpEngine
 from protocol.errors import EngineStartError
@@ -183,13 +184,22 @@ def test_hint_undo_and_resign(client: TestClient) -> None:
     assert len(hint["hint"]) == 2 and hint["state"]["hint"] == hint["hint"]  # a flip, no piece
     check_public(hint["state"])
     first = act(client, hint["state"], hint["hint"])
+    assert not first["can_undo"]  # the person's flip: taking it back would uncover it
+    refused = client.post(f"/api/games/{state['id']}/undo")
+    assert refused.status_code == 409 and refused.json()["error"] == NO_UNDO_PAST_A_FLIP
     second = act(client, first, next(iter(first["legal"])))
-    assert len(second["plies"]) == 4 and second["can_undo"]
-    undone = client.post(f"/api/games/{state['id']}/undo").json()
-    assert undone["plies"] == first["plies"] and undone["board"] == first["board"]
-    assert undone["captured"] == first["captured"]
-    again = act(client, undone, next(iter(undone["legal"])))  # the engine plays on after it
-    assert len(again["plies"]) == 4
+    revealed = any("(" in ply["move"] for ply in second["plies"][2:])
+    assert len(second["plies"]) == 4 and second["can_undo"] is not revealed
+    undone = client.post(f"/api/games/{state['id']}/undo")
+    if revealed:
+        assert undone.status_code == 409
+        assert client.get(f"/api/games/{state['id']}").json()["plies"] == second["plies"]
+    else:
+        after = undone.json()
+        assert after["plies"] == first["plies"] and after["board"] == first["board"]
+        assert after["captured"] == first["captured"]
+        again = act(client, after, next(iter(after["legal"])))  # the engine plays on after it
+        assert len(again["plies"]) == 4
     over = client.post(f"/api/games/{state['id']}/resign").json()
     assert over["over"]["reason"] == "resign" and over["over"]["winner"] == 1
     assert "resigned" in over["over"]["result"]
@@ -212,8 +222,23 @@ def test_two_people_take_turns_and_undo_one_ply(client: TestClient) -> None:
     assert [p["player"] for p in state["plies"]] == [0, 1] and state["to_move"] == 0
     hint = client.post(f"/api/games/{state['id']}/hint")  # from the built-in adviser
     assert hint.status_code == 200, hint.text
-    undone = client.post(f"/api/games/{state['id']}/undo").json()
-    assert len(undone["plies"]) == 1 and undone["to_move"] == 1
+    refused = client.post(f"/api/games/{state['id']}/undo")  # d8 was a flip
+    assert refused.status_code == 409 and refused.json()["error"] == NO_UNDO_PAST_A_FLIP
+    after = client.get(f"/api/games/{state['id']}").json()
+    assert after["plies"] == state["plies"] and after["board"] == state["board"]
+
+
+def test_an_undo_never_turns_a_face_up_piece_down_again(client: TestClient) -> None:
+    """Flip, try to undo, and the piece stays where it was seen: nothing hidden can be
+    learned by flipping the same square again, as it never goes back face down."""
+    for _ in range(3):
+        state = client.post("/api/games", json={"mode": "people", "first": "you"}).json()
+        flipped = act(client, state, "b3")
+        shown = flipped["board"][SQUARES.index("b3")]
+        assert shown != "X" and not flipped["can_undo"]
+        assert client.post(f"/api/games/{state['id']}/undo").status_code == 409
+        after = client.get(f"/api/games/{state['id']}").json()
+        assert after["board"][SQUARES.index("b3")] == shown and after["plies"] == flipped["plies"]
 
 
 def test_a_rule_set_file(client: TestClient) -> None:
@@ -333,14 +358,9 @@ def test_a_person_and_level_0_move_onto_face_down_pieces(
             letter = engine_move[-2]
             assert letter in state["captured"]["red" if letter.isupper() else "black"]
 
-        undone = client.post(f"/api/games/{state['id']}/undo").json()  # the engine's too
-        assert (undone["plies"], undone["board"]) == (before["plies"], before["board"])
-        assert undone["captured"] == before["captured"]
-        flips = [f for f, some in undone["legal"].items() if some[0]["kind"] == "flip"]
-        state = act(client, undone, flips[0])  # the engine, re-synchronised, plays on
-        assert len(state["plies"]) == len(undone["plies"]) + 2
-        assert all(ok for _, ok in heard)  # the echoes again from reset_board: all taken
-        assert sum(" reveal_move " in line for line, _ in heard) >= 3
+        refused = client.post(f"/api/games/{state['id']}/undo")  # it turned a piece up
+        assert refused.status_code == 409 and refused.json()["error"] == NO_UNDO_PAST_A_FLIP
+        assert before["plies"] != state["plies"]
 
         over = client.post(f"/api/games/{state['id']}/resign").json()
         text = client.get(f"/api/games/{state['id']}/record.json").text
