@@ -23,12 +23,13 @@ from typing import Any, Final
 
 from banqi_common.write_errors import WriteError
 from banqi_engine.errors import MoveError
+from banqi_engine.game import Game
 from banqi_engine.moves import Move, move_from
 from banqi_engine.notation import format_move, parse_ply
+from banqi_engine.players import MAX_LEVEL, Player, make_player
 from banqi_engine.squares import square_name
-from protocol.errors import ProtocolError
 from referee.engine_spec import EngineSpec
-from referee.game_faults import Fault, fault_of
+from referee.game_faults import Fault
 from referee.game_loop import GameLoop, LoopOptions
 from referee.game_setup import GameSetup
 from referee.reasons import Reason
@@ -45,8 +46,10 @@ PERSON_COMMAND: Final = ("(person)",)
 """The command a person's seat has in a record."""
 UNTIMED_MOVE_WAIT: Final = 120.0
 """Seconds an untimed engine may think before it counts as having stopped answering."""
-HINT_SECONDS: Final = 10.0
-"""Seconds an engine may think about a hint."""
+HINT_SECONDS: Final = 1.0
+"""Seconds the built-in full engine thinks about a hint."""
+HINT_LEVEL: Final = MAX_LEVEL
+"""Hints come from the built-in engine at its top level, whatever the opponent's level."""
 SETTLE_SECONDS: Final = 30.0
 """The longest a request waits for the game loop to take in a person's action."""
 SETTLE_POLL: Final = 0.005
@@ -111,7 +114,7 @@ class PlaySession:
             options=LoopOptions(enforce_clock=settings.timed, untimed_wait=UNTIMED_MOVE_WAIT),
             on_change=self._changed_now,
         )
-        self._advisor: EngineSeat | None = None
+        self._adviser: Player | None = None
         self.hint: str | None = None
         self.version = 0
         self._changed = asyncio.Event()
@@ -190,8 +193,6 @@ class PlaySession:
             await asyncio.gather(self._task, return_exceptions=True)
         elif self._task is None and self.engine is not None:
             await self.engine.close(None, at_once=False)
-        if self._advisor is not None:
-            await self._advisor.close(None, at_once=False)
 
     # -- the person's actions --------------------------------------------------------
 
@@ -248,31 +249,19 @@ class PlaySession:
             await self._settle(lambda: False)
 
     async def ask_hint(self) -> str:
-        """The move an engine suggests for the person to move (a flip as its square, a move
-        onto a face-down piece as its two squares: no piece is shown)."""
+        """The move the built-in full engine suggests, after a short think, for the person
+        to move (a flip as its square, a move onto a face-down piece as its two squares: no
+        piece is shown). It sees the game as the person does: no face-down piece."""
         async with self._lock:
             await self._person_on_move()
-            adviser = self.engine or await self._synced_advisor()
-            assert adviser.session is not None
-            try:
-                answer = await adviser.session.genmove(
-                    self.loop.game.side, HINT_SECONDS + self.setup.stall_timeout
-                )
-            except ProtocolError as error:
-                if adviser is self.engine:  # the game's engine failed: it loses
-                    self.loop.stop(fault_of(ENGINE_SEAT, error))
-                else:
-                    await adviser.close(None, at_once=True)
-                raise SessionError(502, f"the engine gave no hint: {error}") from None
-            if answer.unreadable is not None:
-                raise SessionError(502, f"the engine gave no hint: {answer.unreadable}")
-            if answer.move is None:
-                raise SessionError(502, "the engine would resign here: it has no hint")
-            try:
-                self.loop.check(answer.move)
-            except MoveError as error:
-                raise SessionError(502, f"the engine suggested an illegal move: {error}") from None
-            self.hint = format_move(answer.move)
+            rules = self.setup.rules
+            if self._adviser is None:
+                self._adviser = make_player(HINT_LEVEL, None, rules)
+            game = Game(rules, play_past_end=True)
+            for ply in self.loop.plies:
+                game.play_ply(parse_ply(ply.move))
+            move = await asyncio.to_thread(self._adviser.choose, game, HINT_SECONDS)
+            self.hint = format_move(move)
             self._changed_now()
             return self.hint
 
@@ -314,19 +303,6 @@ class PlaySession:
                     await asyncio.sleep(SETTLE_POLL)
         except TimeoutError:
             raise SessionError(503, "the game did not take the action in time") from None
-
-    async def _synced_advisor(self) -> EngineSeat:
-        """The engine that gives hints when two people play, told the game so far."""
-        if self._advisor is None:
-            spec = self.options.advisor().spec
-            self._advisor = EngineSeat(spec, self.options.factory, player_info(spec))
-        try:
-            await self._advisor.start()
-            await self._advisor.open(self.loop.opening(self.loop.mover), self.loop.told)
-        except ProtocolError as error:
-            await self._advisor.close(None, at_once=True)
-            raise SessionError(502, f"the engine gave no hint: {error}") from None
-        return self._advisor
 
     def _result(self) -> str:
         end = self.loop.end

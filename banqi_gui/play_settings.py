@@ -21,9 +21,8 @@ from tournaments.config import LEVEL_NAMES, builtin_engine_command
 
 UNTIMED_SECONDS: Final = 86_400.0
 """The clock of an untimed game (a day a side), as told to engines and kept in records."""
-ADVISOR_LEVEL: Final = 2
-"""The built-in level that gives hints when two people play."""
-DEFAULT_ENGINE: Final = f"level-{ADVISOR_LEVEL}"
+DEFAULT_ENGINE: Final = "level-2"
+"""The opponent a new game offers first: the built-in short search."""
 
 
 class PlaySettings(BaseModel):
@@ -114,9 +113,3 @@ class PlayOptions:
     def choice(self, engine_id: str) -> EngineChoice | None:
         """The engine of that id, if the server offers it."""
         return next((c for c in self.engines if c.id == engine_id), None)
-
-    def advisor(self) -> EngineChoice:
-        """The engine that gives hints when two people play."""
-        found = self.choice(DEFAULT_ENGINE)
-        assert found is not None  # the built-in levels are always offered
-        return found

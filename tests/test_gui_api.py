@@ -421,3 +421,21 @@ def test_an_engine_that_cannot_be_told_the_rules_is_not_seated(tmp_path: Path) -
         # Rules it can follow without being told (echoes it knows) are played as before.
         state = new_game(client, rules="hong-kong", first="opponent")
         assert state["over"] is None and len(state["plies"]) == 1
+
+
+def test_hints_come_from_the_full_engine_whatever_the_opponent(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[int] = []
+    real = banqi_gui.play_session.make_player
+
+    def recorded(level: int, seed: int | None, rules: Any) -> Any:
+        asked.append(level)
+        return real(level, seed, rules)
+
+    monkeypatch.setattr(banqi_gui.play_session, "make_player", recorded)
+    state = new_game(client, first="you", engine="level-0")
+    for _ in range(2):
+        hint = client.post(f"/api/games/{state['id']}/hint").json()
+        assert hint["hint"] in hint["state"]["legal"] or hint["hint"][:2] in hint["state"]["legal"]
+    assert asked == [3]  # made once, at the top level, and kept for the game
