@@ -216,9 +216,9 @@ class PlaySession:
             except MoveError as error:
                 raise SessionError(400, str(error)) from None
             played = len(self.loop.plies)
+            self.hint = None  # before the ply: every state after it is without the hint
             self._submit(seat, ply.move)
             await self._settle(lambda: len(self.loop.plies) > played)
-            self.hint = None
 
     async def undo(self) -> None:
         """Take back the person's last ply and the engine's reply (between two people, the
@@ -231,9 +231,9 @@ class PlaySession:
             keep = undo_keep(plies, frozenset(self.persons))
             if keep is None:
                 raise SessionError(409, NO_UNDO_PAST_A_FLIP)
+            self.hint = None
             self._submit(seat, TakeBack(keep))
             await self._settle(lambda: len(self.loop.plies) == keep and self._asking())
-            self.hint = None
 
     async def resign(self) -> None:
         """The person to move (against an engine: the person) resigns."""
