@@ -226,6 +226,7 @@ def test_a_whole_game_against_level_0_by_clicking(browser: WebDriver, server: Se
     driver.find_element(By.ID, "hint").click()
     wait(driver, lambda d: any("hint" in s["classes"] for s in squares(d)))
     assert "Hint" in status(driver)
+    play_one(driver, choose)  # the hint is shown until our next ply
 
     Select(driver.find_element(By.ID, "labels")).select_by_value("en")
     Select(driver.find_element(By.ID, "piece-style")).select_by_value("tile")
