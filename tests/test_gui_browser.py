@@ -381,3 +381,36 @@ def test_a_move_onto_a_face_down_piece_by_clicking_then_its_replay(
     assert "onto a face-down piece, turned it up and" in replay_status.text
     marked = driver.find_elements(By.CSS_SELECTOR, "#replay-board .square.last")
     assert sorted(str(s.get_attribute("data-square")) for s in marked) == sorted(["b2", onto[0]])
+
+
+def test_a_reload_finds_the_game_and_new_game_asks_first(
+    browser: WebDriver, server: Server
+) -> None:
+    driver = browser
+    choose_a_game_against_level_0(driver, server, "casual")
+    first = game_id(driver)
+    driver.find_element(By.ID, "new-game").click()  # nothing played yet: it does not ask
+    wait(driver, lambda d: game_id(d) != first and my_turn(d) and plies(d) == 0)
+    choose = random.Random(2)
+    play_one(driver, choose)
+    play_one(driver, choose)
+    moves = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#play-moves li")]
+    board = [s["piece"] for s in squares(driver)]
+    driver.refresh()
+    wait(driver, lambda d: plies(d) == len(moves) and my_turn(d))
+    assert [i.text for i in driver.find_elements(By.CSS_SELECTOR, "#play-moves li")] == moves
+    assert [s["piece"] for s in squares(driver)] == board
+
+    driver.find_element(By.ID, "new-game").click()
+    asked = wait(driver, lambda d: d.switch_to.alert)
+    assert "game in progress" in asked.text
+    asked.dismiss()  # keep playing
+    assert plies(driver) == len(moves)
+    playing = game_id(driver)
+    driver.find_element(By.ID, "new-game").click()
+    wait(driver, lambda d: d.switch_to.alert).accept()
+    wait(driver, lambda d: game_id(d) != playing and plies(d) == 0 and my_turn(d))
+
+
+def game_id(driver: WebDriver) -> str:
+    return driver.find_element(By.ID, "play-board").get_attribute("data-game") or ""

@@ -12,6 +12,7 @@ let selected = null;
 let polling = false;
 let clockBase = null; // {ms: [a, b], running, at}
 let resignArmed = null;
+const KEPT = "banqi-game"; // the id of this page's game, so that a reload finds it again
 
 export function setupPlay(options) {
   const engine = $("engine");
@@ -45,7 +46,23 @@ export function setupPlay(options) {
   document.body.addEventListener("look-changed", () => state && render());
   setInterval(tickClocks, 200);
   drawTally($("tally"));
-  newGame();
+  resumeOrStart();
+}
+
+async function resumeOrStart() {
+  const kept = localStorage.getItem(KEPT);
+  if (kept) {
+    try {
+      const found = await call("GET", `/api/games/${encodeURIComponent(kept)}`);
+      if (!found.over) {
+        show(found);
+        return;
+      }
+    } catch (error) {
+      localStorage.removeItem(KEPT); // gone with a server restart: a new game
+    }
+  }
+  await newGame(null, { asked: true });
 }
 
 function modeChanged() {
@@ -73,7 +90,9 @@ async function settings() {
   return body;
 }
 
-async function newGame() {
+async function newGame(event, { asked = false } = {}) {
+  const going = state && !state.over && state.plies.length > 0;
+  if (going && !asked && !window.confirm("End the game in progress and start a new one?")) return;
   try {
     const body = await settings();
     if (state && !state.over) await call("DELETE", `/api/games/${state.id}`).catch(() => null);
@@ -147,6 +166,7 @@ function clickSquare(square) {
 function show(view) {
   const previous = state;
   state = view;
+  localStorage.setItem(KEPT, view.id);
   if (!previous || previous.id !== view.id || previous.version !== view.version) selected = null;
   if (view.clocks) clockBase = { ...view.clocks, at: performance.now() };
   else clockBase = null;
