@@ -150,17 +150,25 @@ function personOnMove() {
 }
 
 function clickSquare(square) {
+  // As in the popular banqi games: with nothing selected, one tap flips a face-down piece
+  // and a tap on a piece of yours selects it; then a tap on a target plays it, and any
+  // other tap (a face-down piece or another piece of yours included) only cancels.
   if (!personOnMove()) return;
-  const targets = selected ? state.legal[selected] || [] : [];
-  const target = targets.find((action) => action.to === square);
-  if (target) {
-    const move = target.kind === "flip" ? square : `${selected}-${square}`;
+  if (selected) {
+    const from = selected;
+    const target = (state.legal[from] || []).find((action) => action.to === square);
     selected = null;
-    request("POST", "action", { move });
+    if (target) request("POST", "action", { move: `${from}-${square}` });
+    else render();
     return;
   }
-  selected = state.legal[square] && square !== selected ? square : null;
-  render();
+  const actions = state.legal[square] || [];
+  if (actions.length === 1 && actions[0].kind === "flip") {
+    request("POST", "action", { move: square });
+  } else if (actions.length) {
+    selected = square;
+    render();
+  }
 }
 
 function show(view) {
@@ -282,9 +290,6 @@ function statusWords() {
   if (state.hint) return `Hint: ${hintWords(state.hint)}`;
   if (!mover.person) return `${mover.name} is thinking…`;
   if (selected) {
-    if (state.board[SQUARES.indexOf(selected)] === "X") {
-      return `Click ${selected} again to flip it, anywhere else to cancel`;
-    }
     const reveals = (state.legal[selected] || []).some((action) => action.kind === "reveal");
     return reveals
       ? `Choose where ${selected} goes (onto a ringed face-down piece: it is turned up, ` +
