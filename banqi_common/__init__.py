@@ -9,5 +9,7 @@ model's file, Ctrl-C handling, listening sockets, the version.
 - ``interrupt``: an event loop that Ctrl-C stops cleanly.
 - ``short_text``: text cut to fit one line.
 - ``sockets``: a listening TCP socket for the package's servers.
+- ``bounded_json``: JSON (and TOML) from outside, its nesting, values and strings bounded
+  before it is parsed; NaN and infinities refused.
 - ``version``: the installed package's version, read from its metadata.
 """

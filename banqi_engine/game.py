@@ -19,6 +19,7 @@ from .pieces import (
     COLOUR_NAMES,
     EMPTY,
     HIDDEN,
+    NUM_KINDS,
     PIECE_LETTERS,
     UNDECIDED,
     Colour,
@@ -42,11 +43,26 @@ class BoardEnd(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """The end of a game: the winning colour (None for a draw) and why."""
+    """The end of a game: the winning colour (None for a draw) and why, in words
+    (``red wins: black has no pieces left``); ``also_said``: words records have used for
+    the same end before (``black has no legal move``, for a side with no piece left)."""
 
     winner: Colour | None
     reason: BoardEnd
     description: str
+    also_said: tuple[str, ...] = ()
+
+    @property
+    def why(self) -> str:
+        """The description's reason alone: ``black has no pieces left``."""
+        return self.description.partition(": ")[2]
+
+
+def no_legal_move_words(loser: str, has_pieces: bool) -> str:
+    """Why the side to move lost for want of a legal action: it has no piece left (every
+    one captured), or its pieces cannot move and nothing is left to flip. The one home of
+    these words: records, the command line and the board all say them."""
+    return f"{loser} has no legal move" if has_pieces else f"{loser} has no pieces left"
 
 
 class Game:
@@ -199,10 +215,16 @@ class Game:
             winner = opponent(loser) if loser != UNDECIDED else None
             if winner is None:
                 return Outcome(None, BoardEnd.NO_LEGAL_MOVE, "draw: nobody can move")
+            has_pieces = bool(pos.colour_bb[loser]) or any(
+                pos.pool[piece] for piece in range(loser * NUM_KINDS, loser * NUM_KINDS + NUM_KINDS)
+            )
+            words = no_legal_move_words(COLOUR_NAMES[loser], has_pieces)
+            former = no_legal_move_words(COLOUR_NAMES[loser], True)
             return Outcome(
                 winner,
                 BoardEnd.NO_LEGAL_MOVE,
-                f"{COLOUR_NAMES[winner]} wins: {COLOUR_NAMES[loser]} has no legal move",
+                f"{COLOUR_NAMES[winner]} wins: {words}",
+                () if has_pieces else (f"{COLOUR_NAMES[winner]} wins: {former}",),
             )
         if self._seen.get(pos.key(), 0) >= rules.repetition_count:
             return Outcome(

@@ -86,7 +86,7 @@ def session_view(loop: GameLoop, facts: SessionFacts) -> dict[str, Any]:
         "hint": facts.hint,
         "can_undo": person_on_move and undo_keep(loop.plies, facts.persons) is not None,
         "no_progress": loop.game.position.no_progress,
-        "over": None if over is None else _over(over),
+        "over": None if over is None else _over(over, facts.persons),
         "layout": None
         if over is None
         else "".join(SQUARE_LETTERS[piece] for piece in loop.deal.layout),
@@ -111,9 +111,21 @@ def _last(plies: list[PlyRecord]) -> dict[str, str] | None:
     return {"from": square_name(move_from(parsed.move)), "to": square_name(move_to(parsed.move))}
 
 
-def _over(end: GameEnd) -> dict[str, Any]:
+def headline(winner: int | None, persons: frozenset[int]) -> str:
+    """Who won, said to the person: ``You win``, ``You lose``, ``Draw``; between two
+    people, ``Player 1 wins``."""
+    if winner is None:
+        return "Draw"
+    if len(persons) == 1:
+        return "You win" if winner in persons else "You lose"
+    return f"Player {winner + 1} wins"
+
+
+def _over(end: GameEnd, persons: frozenset[int]) -> dict[str, Any]:
     return {
         "result": end.result,
+        "headline": headline(end.winner, persons),
+        "why": end.result.partition(": ")[2] or end.result,
         "reason": end.reason.value,
         "reason_words": "the loser resigned" if end.reason is Reason.RESIGN else end.reason.meaning,
         "winner": end.winner,

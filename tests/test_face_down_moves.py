@@ -454,7 +454,7 @@ def test_capturing_the_last_enemy_piece_wins() -> None:
     outcome = game.play(mv("b2-b3"), piece("g"))
     assert outcome is not None
     assert (outcome.winner, outcome.reason) == (RED, BoardEnd.NO_LEGAL_MOVE)
-    assert outcome.description == "red wins: black has no legal move"
+    assert outcome.description == "red wins: black has no pieces left"
     with pytest.raises(MoveError, match="the game is over"):
         game.play(mv("b3-b2"))
 

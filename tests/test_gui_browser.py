@@ -235,7 +235,10 @@ def test_a_whole_game_against_level_0_by_clicking(browser: WebDriver, server: Se
         play_one(driver, choose, check=plies(driver) < 12)
     assert game_over(driver)
     result = driver.find_element(By.ID, "play-result").text
-    assert "wins" in result or "draw" in result
+    said = page_state(driver)["over"]
+    headline = {None: "Draw", 0: "You win", 1: "You lose"}[said["winner"]]
+    assert result == f"{headline} — {said['result'].partition(': ')[2]}"
+    assert ("has no pieces left" in result) == ("no pieces" in said["result"])
     reason = driver.find_element(By.ID, "play-reason").text
     assert reason.split(":")[0] in ("no-legal-move", "threefold-repetition", "no-progress")
     record = driver.find_element(By.ID, "record-json").get_attribute("href") or ""
@@ -243,7 +246,7 @@ def test_a_whole_game_against_level_0_by_clicking(browser: WebDriver, server: Se
     fetched = driver.execute_async_script(
         "fetch(arguments[0]).then(r => r.json()).then(arguments[1])", record
     )
-    assert fetched["result"] == result and len(fetched["layout"].replace("/", "")) == 32
+    assert fetched["result"] == said["result"] and len(fetched["layout"].replace("/", "")) == 32
     tally = driver.find_element(By.ID, "tally").text
     assert "level 0: random 1" in tally
 
@@ -439,3 +442,16 @@ def test_one_tap_flips_and_any_other_tap_cancels_a_selection(
 def own_movers(driver: WebDriver) -> list[str]:
     """Our face-up pieces that have a move (not a flip), by square."""
     return sorted(frm for frm, some in legal(driver).items() if some[0]["kind"] != "flip")
+
+
+def page_state(driver: WebDriver) -> dict[str, Any]:
+    """The state of the page's game, as the server gives it."""
+    game = driver.find_element(By.ID, "play-board").get_attribute("data-game")
+    state: dict[str, Any] = driver.execute_script(
+        """const request = new XMLHttpRequest();
+        request.open('GET', '/api/games/' + arguments[0], false);
+        request.send();
+        return JSON.parse(request.responseText);""",
+        game,
+    )
+    return state

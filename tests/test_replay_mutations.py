@@ -422,3 +422,17 @@ def test_a_withheld_record_is_checked_as_far_as_it_can_be(
             mutate(data)
             status, output = folder.verdict(json.dumps(data), ".json", record.rules.name)
             assert status in (1, 2), (record.game_id, name, output)
+
+
+def test_a_record_in_the_former_words_for_no_piece_left_still_replays(
+    real: Games, folder: Folder
+) -> None:
+    """Records said ``black has no legal move`` when every black piece had been taken;
+    they say ``black has no pieces left`` now, and a record in the former words is good."""
+    ended = [r for r in real if r.reason is Reason.NO_LEGAL_MOVE and "no pieces left" in r.result]
+    assert ended, [r.result for r in real]
+    record = ended[0]
+    former = record.result.replace("has no pieces left", "has no legal move")
+    for result, status in ((record.result, 0), (former, 0), (record.result + "!", 1)):
+        text = record.model_copy(update={"result": result, "mac": None}).model_dump_json()
+        assert folder.verdict(text, ".json", record.rules.name)[0] == status, result

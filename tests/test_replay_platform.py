@@ -48,7 +48,7 @@ def test_the_platform_record_is_read_and_ok_with_either_line_end(tmp_path: Path)
         status, output = replay(tmp_path, text)
         assert status == 0, output
         assert "plies checked: 73" in output
-        assert "on the board: red wins: black has no legal move (no-legal-move)" in output
+        assert "on the board: red wins: black has no pieces left (no-legal-move)" in output
         assert "record says: NoMove a1 Wins" in output
     record = parse_text_record(PLATFORM)
     assert record.platform and record.names == ("a1", "a0") and record.first == 0

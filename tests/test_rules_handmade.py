@@ -307,7 +307,7 @@ def test_no_legal_move_loses_when_the_last_piece_is_taken() -> None:
     outcome = game.play_ply(parse_ply("a1-a2"))
     assert outcome is not None
     assert (outcome.winner, outcome.reason) == (RED, BoardEnd.NO_LEGAL_MOVE)
-    assert outcome.description == "red wins: black has no legal move"
+    assert outcome.description == "red wins: black has no pieces left"
     with pytest.raises(MoveError):
         game.play_ply(parse_ply("a2-a3"))
 
@@ -421,3 +421,21 @@ def test_illegal_plies_are_refused(text: str, ply: str) -> None:
     with pytest.raises(MoveError):
         game.play_ply(parse_ply(ply))
     assert game.position.to_string() == parse_position(text).to_string()
+
+
+def test_a_side_with_pieces_but_no_move_has_no_legal_move() -> None:
+    """Blocked in, nothing left to flip: the words say so, not that no piece is left."""
+    game = Game(
+        PRESETS["olympiad"], parse_position(f"----/----/----/----/----/----/Gp--/P--- r {NO_POOL}")
+    )
+    outcome = game.play_ply(parse_ply("a2-b2"))
+    assert outcome is not None and outcome.reason is BoardEnd.NO_LEGAL_MOVE
+    assert outcome.description == "red wins: black has no pieces left"
+    blocked = Game(
+        PRESETS["olympiad"], parse_position(f"----/----/----/----/----/G---/----/pG-- r {NO_POOL}")
+    )
+    ending = blocked.play_ply(parse_ply("a3-a2"))  # the pawn cannot take either guard
+    assert ending is not None and ending.reason is BoardEnd.NO_LEGAL_MOVE
+    assert ending.description == "red wins: black has no legal move"
+    assert ending.also_said == () and ending.why == "black has no legal move"
+    assert outcome.also_said == ("red wins: black has no legal move",)  # as records said

@@ -276,7 +276,7 @@ function render() {
   moves.scrollTop = moves.scrollHeight;
   $("play-end").hidden = !state.over;
   if (state.over) {
-    $("play-result").textContent = state.over.result;
+    $("play-result").textContent = `${state.over.headline} — ${state.over.why}`;
     $("play-reason").textContent = `${state.over.reason}: ${state.over.reason_words}`;
     $("record-json").href = `/api/games/${state.id}/record.json`;
     $("record-txt").href = `/api/games/${state.id}/record.txt`;
@@ -285,7 +285,7 @@ function render() {
 }
 
 function statusWords() {
-  if (state.over) return `Game over: ${state.over.result}`;
+  if (state.over) return `${state.over.headline} — ${state.over.why}`;
   const mover = state.players[state.to_move];
   if (state.hint) return `Hint: ${hintWords(state.hint)}`;
   if (!mover.person) return `${mover.name} is thinking…`;
