@@ -2,7 +2,7 @@
 
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -51,13 +51,19 @@ class EngineSpec(BaseModel):
         default_factory=EngineLimits, description="What the sandboxed engine may use."
     )
 
+    left_out_when_false: ClassVar[tuple[str, ...]] = ("network",)
+    """Flags written only when true (state files and configs written before them read back
+    byte for byte); a subclass adds its own."""
+
     @model_serializer(mode="wrap")
     def _leave_out_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``network`` and ``limits`` only when they are not the defaults (state files and
-        configs written before them read back as they were)."""
+        """The flags of ``left_out_when_false`` only when true, and ``limits`` only when
+        not the defaults (state files and configs written before them read back as they
+        were)."""
         data: dict[str, Any] = handler(self)
-        if not self.network:
-            data.pop("network", None)
+        for flag in self.left_out_when_false:
+            if not getattr(self, flag):
+                data.pop(flag, None)
         if self.limits == EngineLimits():
             data.pop("limits", None)
         return data

@@ -56,6 +56,8 @@ class TournamentFormat(StrEnum):
 class EngineEntry(EngineSpec):
     """An engine of a tournament: how to start it, and what the tournament makes of it."""
 
+    left_out_when_false: ClassVar[tuple[str, ...]] = (*EngineSpec.left_out_when_false, "remote")
+
     gauntlet: bool = Field(
         default=False,
         description="In a gauntlet: one of the engines that play every other engine "
