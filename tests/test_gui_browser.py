@@ -156,15 +156,8 @@ def next_turn(driver: WebDriver, before: int) -> None:
 
 def legal(driver: WebDriver) -> dict[str, list[dict[str, str]]]:
     """The legal actions the server sent the page for the game on its board."""
-    game = driver.find_element(By.ID, "play-board").get_attribute("data-game")
-    state: dict[str, Any] = driver.execute_script(
-        """const request = new XMLHttpRequest();
-        request.open('GET', '/api/games/' + arguments[0], false);
-        request.send();
-        return JSON.parse(request.responseText);""",
-        game,
-    )
-    return state["legal"]
+    actions: dict[str, list[dict[str, str]]] = page_state(driver)["legal"]
+    return actions
 
 
 def play_one(driver: WebDriver, choose: random.Random, *, check: bool = False) -> None:
