@@ -374,10 +374,7 @@ def test_a_reload_finds_the_game_and_new_game_asks_first(
     browser: WebDriver, server: Server
 ) -> None:
     driver = browser
-    choose_a_game_against_level_0(driver, server, "casual")
-    first = game_id(driver)
-    driver.find_element(By.ID, "new-game").click()  # nothing played yet: it does not ask
-    wait(driver, lambda d: game_id(d) != first and my_turn(d) and plies(d) == 0)
+    start_against_level_0(driver, server, "casual")  # nothing played yet: it does not ask
     choose = random.Random(2)
     play_one(driver, choose)
     play_one(driver, choose)
@@ -399,6 +396,14 @@ def test_a_reload_finds_the_game_and_new_game_asks_first(
     wait(driver, lambda d: game_id(d) != playing and plies(d) == 0 and my_turn(d))
 
 
+def start_against_level_0(driver: WebDriver, server: Server, rules: str) -> None:
+    """A new game against level 0 under ``rules``, the person first, once it is shown."""
+    choose_a_game_against_level_0(driver, server, rules)
+    first = game_id(driver)
+    driver.find_element(By.ID, "new-game").click()
+    wait(driver, lambda d: game_id(d) != first and my_turn(d) and plies(d) == 0)
+
+
 def game_id(driver: WebDriver) -> str:
     return driver.find_element(By.ID, "play-board").get_attribute("data-game") or ""
 
@@ -407,10 +412,7 @@ def test_one_tap_flips_and_any_other_tap_cancels_a_selection(
     browser: WebDriver, server: Server
 ) -> None:
     driver = browser
-    choose_a_game_against_level_0(driver, server, "casual")
-    first = game_id(driver)
-    driver.find_element(By.ID, "new-game").click()
-    wait(driver, lambda d: game_id(d) != first and my_turn(d) and plies(d) == 0)
+    start_against_level_0(driver, server, "casual")
     click(driver, "b3")  # one tap: flipped, and the engine answered
     next_turn(driver, 0)
     assert next(s for s in squares(driver) if s["square"] == "b3")["piece"] != "X"
