@@ -14,7 +14,7 @@ import contextlib
 import os
 import signal
 import ssl
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -49,6 +49,10 @@ MAX_BACKOFF: Final = 5.0
 """Seconds between attempts to connect: doubling from the first to this."""
 CONNECT_SECONDS: Final = 10.0
 """Seconds to open the connection and hear ``welcome``."""
+MAX_OUTBOX: Final = 1000
+"""Frames waiting to go out before an engine's lines wait for the network."""
+MAX_ENGINES: Final = 64
+"""Engines the relay runs at once, whatever a server asks (one a game being played)."""
 STOP_SECONDS: Final = 1.0
 """Seconds an engine asked to stop has to exit after its stdin closes, before SIGKILL."""
 
@@ -84,18 +88,19 @@ class _Engine:
         self.game = game
         self.process = process
 
-    async def pump(self, send: Callable[[str], None]) -> None:
+    async def pump(self, send: Callable[[str], Awaitable[None]]) -> None:
         """Relay stdout lines until end of file, then the exit (a line too long ends it)."""
         stdout = self.process.stdout
         assert stdout is not None
         error = ""
         try:
             while line := await stdout.readline():
-                send(encoded(Line(game=self.game, text=line.decode("utf-8", "replace")[:-1])))
+                text = line.decode("utf-8", "replace")[:-1]
+                await send(encoded(Line(game=self.game, text=text)))
         except ValueError:  # a line over the reader's limit
             error = f"the engine wrote a line over {MAX_LINE_CHARS} bytes"
         status = await self.stop()
-        send(encoded(Exited(game=self.game, status=status, error=error)))
+        await send(encoded(Exited(game=self.game, status=status, error=error)))
 
     def write(self, text: str) -> None:
         stdin = self.process.stdin
@@ -150,10 +155,12 @@ class _Connection:
         self.events = events
         self.engines: dict[str, _Engine] = {}
         self.tasks: set[asyncio.Task[None]] = set()
-        self.outbox: asyncio.Queue[str] = asyncio.Queue()
+        self.outbox: asyncio.Queue[str] = asyncio.Queue(MAX_OUTBOX)
 
-    def send(self, text: str) -> None:
-        self.outbox.put_nowait(text)
+    async def send(self, text: str) -> None:
+        """Queue a frame; an engine that writes faster than the network takes its lines
+        waits (its pipe fills), so nothing piles up here beyond ``MAX_OUTBOX`` frames."""
+        await self.outbox.put(text)
 
     async def sending(self) -> None:
         while True:
@@ -176,7 +183,7 @@ class _Connection:
 
     async def handle(self, frame: Welcome | Refused | Start | Send | Stop | Ping) -> None:
         if isinstance(frame, Ping):
-            self.send(encoded(Pong(seq=frame.seq)))
+            await self.send(encoded(Pong(seq=frame.seq)))
         elif isinstance(frame, Start):
             await self.start(frame.game)
         elif isinstance(frame, Send):
@@ -194,10 +201,14 @@ class _Connection:
         old = self.engines.pop(game, None)
         if old is not None:
             await old.stop()
+        if len(self.engines) >= MAX_ENGINES:
+            words = f"{MAX_ENGINES} engines are running here already"
+            await self.send(encoded(Exited(game=game, status=None, error=words)))
+            return
         try:
             engine = await _start_engine(self.settings, game)
         except InputError as error:
-            self.send(encoded(Exited(game=game, status=None, error=str(error)[:2000])))
+            await self.send(encoded(Exited(game=game, status=None, error=str(error)[:2000])))
             return
         self.engines[game] = engine
         self.events.game(game, "started")
