@@ -2,6 +2,7 @@
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from referee_fakes import Fake, kill_all
@@ -67,3 +68,21 @@ def fakes() -> Iterator[list[Fake]]:
     made: list[Fake] = []
     yield made
     kill_all(pid for fake in made for pid in [*fake.pids(), *fake.children()])
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A headless Chromium for a module's browser tests (see ``browser_page``)."""
+    from browser_page import open_browser
+
+    yield from open_browser()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Any]:
+    """The board page's app served on a free port for one test (see ``browser_page``)."""
+    from browser_page import Server
+
+    made = Server(tmp_path)
+    yield made
+    made.stop()

@@ -57,8 +57,9 @@ def test_the_site_builds_strictly_with_every_page(site: Path) -> None:
     assert {"index", "api", "architecture", "figures", "gui"} <= pages
     for page in pages - {"index"}:
         assert (site / page / "index.html").is_file(), page
-    assert (site / "gui-play.png").is_file()
     assert (site / "gui-replay.png").is_file()
+    for viewport in ("390x844", "768x1024", "1280x800", "1920x1080"):
+        assert (site / "images" / f"board-{viewport}.png").is_file(), viewport
 
 
 def test_the_architecture_page_shows_each_package_docstring(site: Path) -> None:

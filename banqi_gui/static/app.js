@@ -2,6 +2,8 @@
 // (labels, piece and board styles, the move helper) kept in this browser's storage.
 
 import { call, say } from "./api.js";
+import { drawIcons } from "./glyphs.js";
+import { fitLayout, setupLayout } from "./layout.js";
 import { setupPlay } from "./play.js";
 import { setupReplay, startReplay } from "./replay.js";
 import { setupWatch, startWatch, stopWatch } from "./watch.js";
@@ -13,13 +15,32 @@ let playReady = null;
 
 function applyLook(look) {
   const body = document.body;
+  const kept = [...body.classList].filter((name) => !/^(labels|pieces|board)-|^helper-on$/.test(name));
   body.className = [
+    ...kept,
     `labels-${look.labels}`,
     `pieces-${look["piece-style"]}`,
     `board-${look["board-style"]}`,
     look.helper ? "helper-on" : "",
   ].join(" ").trim();
   body.dispatchEvent(new Event("look-changed"));
+}
+
+// The side panel: beside the board on wide screens, a drawer over the page on narrow ones.
+function setupPanel() {
+  const open = $("panel-open");
+  const panel = $("play-panel");
+  const show = (shown) => {
+    document.body.classList.toggle("panel-open", shown);
+    open.setAttribute("aria-expanded", String(shown));
+    if (shown) panel.querySelector("summary, select, input, button").focus();
+    else if (document.body.classList.contains("narrow")) open.focus();
+  };
+  open.addEventListener("click", () => show(true));
+  $("panel-close").addEventListener("click", () => show(false));
+  panel.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && document.body.classList.contains("panel-open")) show(false);
+  });
 }
 
 function setupLook() {
@@ -57,10 +78,15 @@ function route() {
   else stopWatch();
   if (name === "replay") startReplay(run, game);
   if (name === "play" && playReady) playReady();
+  document.body.dataset.tab = name;
+  fitLayout();
 }
 
 async function main() {
+  drawIcons(document);
   setupLook();
+  setupPanel();
+  setupLayout();
   let options;
   try {
     options = await call("GET", "/api/options");

@@ -1,3 +1,5 @@
+import { GLYPHS, LETTERS, strokes } from "./glyphs.js";
+
 // Drawing a board: 32 squares, each an element with data-square="a1".."d8", and each piece
 // an element with its letter in data-piece ("X" face down, "?" face up but unknown, "~" face
 // up or empty: in a withheld record, the square a move onto a face-down piece left).
@@ -8,15 +10,16 @@ for (let rank = 1; rank <= 8; rank++) {
   for (const file of FILES) SQUARES.push(file + rank);
 }
 
-const CHINESE = {
-  K: "帥", G: "仕", M: "相", R: "俥", N: "傌", C: "炮", P: "兵",
-  k: "將", g: "士", m: "象", r: "車", n: "馬", c: "砲", p: "卒",
+const NAMES = {
+  K: "King", G: "Guard", M: "Minister", R: "Chariot", N: "Horse", C: "Cannon", P: "Pawn",
 };
-const ENGLISH_WORDS = {
-  K: "king", G: "guard", M: "minister", R: "rook", N: "knight", C: "cannon", P: "pawn",
+const KIND_WORDS = {
+  move: "move to", capture: "capture", jump: "capture by a jump", flip: "flip",
+  reveal: "move onto the face-down piece on",
 };
 
 const UNKNOWN = new Set(["X", "?", "~"]);
+const REDUCED_MOTION = "(prefers-reduced-motion: reduce)";
 
 export function pieceColour(letter) {
   if (UNKNOWN.has(letter)) return "unknown";
@@ -27,41 +30,69 @@ export function pieceTitle(letter) {
   if (letter === "X") return "face down";
   if (letter === "?") return "face up (withheld)";
   if (letter === "~") return "face up or empty (withheld)";
-  return `${pieceColour(letter)} ${ENGLISH_WORDS[letter.toUpperCase()]}`;
+  return `${pieceColour(letter)} ${NAMES[letter.toUpperCase()]}`;
 }
 
+// A piece: its Chinese sign and its letter, both drawn (see glyphs.js); the look's labels
+// setting shows one or both, on the board and in the strips alike.
 export function makePiece(letter) {
   const piece = document.createElement("div");
   piece.className = `piece ${pieceColour(letter)}`;
   piece.dataset.piece = letter;
   piece.title = pieceTitle(letter);
   if (letter !== "X") {
-    const zh = document.createElement("span");
-    zh.className = "zh";
-    zh.lang = "zh";
-    zh.textContent = CHINESE[letter] || "?";
-    const en = document.createElement("span");
-    en.className = "en";
-    en.textContent = UNKNOWN.has(letter) ? "?" : letter.toUpperCase();
-    piece.append(zh, en);
+    const known = !UNKNOWN.has(letter);
+    piece.append(
+      strokes(known ? GLYPHS[letter] : LETTERS["?"], "zh"),
+      strokes(LETTERS[known ? letter.toUpperCase() : "?"], "en"),
+    );
   }
   return piece;
 }
 
-// marks: {selected, targets: {square: kind}, last: {from, to}, movable: Set, hint: {from, to}}
-export function drawBoard(container, letters, marks = {}) {
-  if (!container.dataset.built) {
-    container.replaceChildren();
-    for (let rank = 8; rank >= 1; rank--) {
-      for (const file of FILES) {
-        const square = document.createElement("div");
-        square.className = "square";
-        square.dataset.square = file + rank;
-        container.append(square);
-      }
-    }
-    container.dataset.built = "1";
+// What a square says to a screen reader: "b3, face down", "a1, red Chariot, can capture c1".
+function squareLabel(name, letter, marks) {
+  const words = [name, letter === "-" || letter === undefined ? "empty" : pieceTitle(letter)];
+  if (marks.selected === name) words.push("selected");
+  const kind = marks.targets && marks.targets[name];
+  if (kind) words.push(`${marks.selected} can ${KIND_WORDS[kind] || kind} here`);
+  const actions = (marks.actions && marks.actions[name]) || [];
+  const plays = actions.filter((action) => action.kind !== "flip");
+  if (actions.some((action) => action.kind === "flip")) words.push("can be flipped");
+  if (plays.length && marks.selected !== name) {
+    words.push(`can ${plays.map((a) => `${KIND_WORDS[a.kind] || a.kind} ${a.to}`).join(", ")}`);
   }
+  if (marks.last && marks.last.to === name) words.push("last move");
+  else if (marks.last && marks.last.from === name) words.push("last move from here");
+  if (marks.hint && marks.hint.from === name) words.push("hint");
+  else if (marks.hint && marks.hint.to === name) words.push("hint: to here");
+  return words.join(", ");
+}
+
+function buildBoard(container) {
+  container.replaceChildren();
+  const keys = container.dataset.keys !== undefined;
+  for (let rank = 8; rank >= 1; rank--) {
+    for (const [index, file] of [...FILES].entries()) {
+      const square = document.createElement("div");
+      square.className = "square";
+      square.dataset.square = file + rank;
+      // Where it goes: 4 across (files left to right, rank 8 on top), or 8 across (ranks
+      // left to right, file a on top): the stylesheet picks one.
+      square.style.cssText = `--tc:${index + 1};--tr:${9 - rank};--wc:${rank};--wr:${index + 1}`;
+      square.setAttribute("role", keys ? "button" : "img");
+      if (keys) square.tabIndex = rank === 1 && index === 0 ? 0 : -1;
+      container.append(square);
+    }
+  }
+  if (keys) container.addEventListener("keydown", boardKey);
+  container.dataset.built = "1";
+}
+
+// marks: {selected, targets: {square: kind}, last: {from, to}, movable: Set, hint: {from, to},
+// actions: {square: [{to, kind}]} (the legal actions, for the squares' labels)}
+export function drawBoard(container, letters, marks = {}) {
+  if (!container.dataset.built) buildBoard(container);
   for (const square of container.children) {
     const name = square.dataset.square;
     const letter = letters[SQUARES.indexOf(name)];
@@ -75,17 +106,90 @@ export function drawBoard(container, letters, marks = {}) {
     if (marks.selected === name) classes.push("selected");
     const kind = marks.targets && marks.targets[name];
     if (kind) classes.push("target", `target-${kind}`);
-    if (marks.last && (marks.last.from === name || marks.last.to === name)) classes.push("last");
+    if (marks.last && marks.last.to === name) classes.push("last", "last-to");
+    else if (marks.last && marks.last.from === name) classes.push("last", "last-from");
     if (marks.movable && marks.movable.has(name)) classes.push("can-move");
-    if (marks.hint && (marks.hint.from === name || marks.hint.to === name)) classes.push("hint");
+    if (marks.hint && marks.hint.from === name) classes.push("hint", "hint-from");
+    else if (marks.hint && marks.hint.to === name) classes.push("hint", "hint-to");
     square.className = classes.join(" ");
     if (kind) square.dataset.target = kind;
     else delete square.dataset.target;
+    square.setAttribute("aria-label", squareLabel(name, letter, marks));
   }
+}
+
+// Arrow keys move among the squares as they are drawn (4 or 8 across), Enter or Space acts
+// on the square as a tap does, Escape says "board-cancel" to whoever listens.
+function boardKey(event) {
+  const square = event.target.closest("[data-square]");
+  if (!square) return;
+  const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+  if (steps[event.key]) {
+    event.preventDefault();
+    const next = neighbour(square, ...steps[event.key]);
+    if (next) focusSquare(next);
+  } else if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault();
+    square.click();
+  } else if (event.key === "Escape") {
+    event.currentTarget.dispatchEvent(new CustomEvent("board-cancel", { bubbles: true }));
+  }
+}
+
+function focusSquare(square) {
+  for (const other of square.parentElement.children) other.tabIndex = -1;
+  square.tabIndex = 0;
+  square.focus();
+}
+
+// The square one step from ``square`` in direction (dx, dy) on the screen, if any.
+function neighbour(square, dx, dy) {
+  const at = square.getBoundingClientRect();
+  const size = at.width || 1;
+  let best = null;
+  let bestDistance = Infinity;
+  for (const other of square.parentElement.children) {
+    const there = other.getBoundingClientRect();
+    const x = (there.left - at.left) / size;
+    const y = (there.top - at.top) / size;
+    const along = dx ? x * dx : y * dy;
+    const across = Math.abs(dx ? y : x);
+    if (along < 0.5 || across > 0.5) continue;
+    if (along < bestDistance) {
+      best = other;
+      bestDistance = along;
+    }
+  }
+  return best;
+}
+
+// A short animation of the last ply: the piece slides in from where it came, or turns over
+// where it was flipped; nothing under the person's reduced-motion setting.
+export function animatePly(container, last) {
+  if (!last || window.matchMedia(REDUCED_MOTION).matches) return;
+  const to = container.querySelector(`[data-square="${last.to}"]`);
+  const piece = to && to.firstElementChild;
+  if (!piece) return;
+  if (last.from === last.to) {
+    piece.animate([{ transform: "rotateY(90deg)" }, { transform: "none" }], {
+      duration: 220, easing: "ease-out",
+    });
+    return;
+  }
+  const from = container.querySelector(`[data-square="${last.from}"]`);
+  if (!from) return;
+  const a = from.getBoundingClientRect();
+  const b = to.getBoundingClientRect();
+  piece.animate(
+    [{ transform: `translate(${a.left - b.left}px, ${a.top - b.top}px)` }, { transform: "none" }],
+    { duration: 200, easing: "ease-out" },
+  );
 }
 
 export function drawStrip(container, letters) {
   container.replaceChildren(...[...letters].map(makePiece));
+  container.setAttribute("aria-label", `${container.title || "pieces taken"}: ${
+    [...letters].map(pieceTitle).join(", ") || "none"}`);
 }
 
 // "a2-a3", "a2-a3(k)", "a2-a3(?)", "b6(K)" or "b6" -> {from, to}

@@ -3,7 +3,10 @@
 // move (also onto a face-down piece, kind "reveal", where the rules allow it) by its squares.
 
 import { call, say } from "./api.js";
-import { drawBoard, drawStrip, moveSquares, plyWords, SQUARES } from "./board.js";
+import {
+  animatePly, drawBoard, drawStrip, moveSquares, pieceTitle, plyWords, SQUARES,
+} from "./board.js";
+import { fitLayout } from "./layout.js";
 import { countGame, drawTally } from "./tally.js";
 
 const $ = (id) => document.getElementById(id);
@@ -12,6 +15,7 @@ let selected = null;
 let polling = false;
 let clockBase = null; // {ms: [a, b], running, at}
 let resignArmed = null;
+let endClosed = null; // the id of the game whose end screen the person closed
 const KEPT = "banqi-game"; // the id of this page's game, so that a reload finds it again
 
 export function setupPlay(options) {
@@ -28,6 +32,12 @@ export function setupPlay(options) {
   for (const radio of document.querySelectorAll("input[name=mode]")) {
     radio.addEventListener("change", modeChanged);
   }
+  $("play-board").addEventListener("board-cancel", () => {
+    if (selected) {
+      selected = null;
+      render();
+    }
+  });
   document.addEventListener("click", (event) => {
     const square = event.target.closest("#play-board [data-square]");
     if (square) clickSquare(square.dataset.square);
@@ -37,6 +47,11 @@ export function setupPlay(options) {
     }
   });
   $("new-game").addEventListener("click", newGame);
+  $("end-new-game").addEventListener("click", newGame);
+  $("end-close").addEventListener("click", () => {
+    endClosed = state && state.id;
+    render();
+  });
   $("hint").addEventListener("click", hint);
   $("undo").addEventListener("click", () => request("POST", "undo"));
   $("resign").addEventListener("click", resign);
@@ -179,6 +194,14 @@ function show(view) {
   if (view.clocks) clockBase = { ...view.clocks, at: performance.now() };
   else clockBase = null;
   render();
+  if (previous && previous.id === view.id) {
+    if (view.version > previous.version && view.plies.length > previous.plies.length) {
+      animatePly($("play-board"), view.last);
+    }
+    announce(previous, view);
+  } else {
+    fitLayout();
+  }
   if (view.over && (!previous || !previous.over || previous.id !== view.id)) finished(view);
   if (!view.over && (view.thinking || view.clocks)) poll();
 }
@@ -254,6 +277,7 @@ function render() {
     last: state.last,
     movable,
     hint: moveSquares(state.hint),
+    actions: legal,
   });
   $("play-top").replaceChildren(...seatLine(1));
   $("play-bottom").replaceChildren(...seatLine(0));
@@ -274,7 +298,7 @@ function render() {
     }),
   );
   moves.scrollTop = moves.scrollHeight;
-  $("play-end").hidden = !state.over;
+  $("play-end").hidden = !state.over || endClosed === state.id;
   if (state.over) {
     $("play-result").textContent = `${state.over.headline} — ${state.over.why}`;
     $("play-reason").textContent = `${state.over.reason}: ${state.over.reason_words}`;
@@ -282,6 +306,34 @@ function render() {
     $("record-txt").href = `/api/games/${state.id}/record.txt`;
     drawBoard($("play-layout"), state.layout);
   }
+}
+
+// Say in the live region what changed: each new ply, a take-back, the end.
+function announce(previous, view) {
+  const words = [];
+  if (view.plies.length < previous.plies.length) {
+    const back = previous.plies.length - view.plies.length;
+    words.push(`took back ${back} ${back === 1 ? "ply" : "plies"}`);
+  }
+  let before = previous.board;
+  for (const ply of view.plies.slice(previous.plies.length)) {
+    words.push(`${view.players[ply.player].name}: ${plySpeech(ply.move, before, view.board)}`);
+    before = view.board;
+  }
+  if (view.over && !previous.over) words.push(`${view.over.headline} — ${view.over.why}`);
+  if (words.length) $("play-announce").textContent = `${words.join(". ")}.`;
+}
+
+function plySpeech(move, before, after) {
+  const { from, to } = moveSquares(move);
+  const at = (board, square) => board[SQUARES.indexOf(square)];
+  if (from === to) return `flipped ${to}, ${pieceTitle(at(after, to))}`;
+  const moving = at(before, from);
+  const mover = moving && !"-X".includes(moving) ? pieceTitle(moving) : "a piece";
+  const there = at(before, to);
+  if (there === "X") return `${mover} from ${from} ${plyWords(move, after).split(": ")[1]}`;
+  if (there && there !== "-") return `${mover} ${from} takes ${pieceTitle(there)} on ${to}`;
+  return `${mover} ${from} to ${to}`;
 }
 
 function statusWords() {

@@ -2,6 +2,7 @@
 
 import { call, say, upload } from "./api.js";
 import { drawBoard, drawStrip, moveSquares, plyWords } from "./board.js";
+import { setIconButton } from "./glyphs.js";
 import { fillRuns, formatMs } from "./watch.js";
 
 const $ = (id) => document.getElementById(id);
@@ -158,12 +159,12 @@ function toggleAutoplay() {
   }
   if (!replay) return;
   if (ply === replay.frames.length - 1) go(0);
-  $("replay-play").textContent = "⏸ pause";
+  setIconButton($("replay-play"), "pause", "pause");
   autoplay = setInterval(() => go(ply + 1), 600);
 }
 
 function stopAutoplay() {
   if (autoplay) clearInterval(autoplay);
   autoplay = null;
-  $("replay-play").textContent = "▶ play";
+  setIconButton($("replay-play"), "play", "play");
 }

@@ -90,7 +90,7 @@ function drawGames(games) {
     card.dataset.plies = game.plies.length;
     const names = game.players.map((name, seat) => {
       const colour = game.colours[seat];
-      const turn = game.to_move === seat ? " ◀" : "";
+      const turn = game.to_move === seat ? " · to move" : "";
       const clock = formatMs(game.clocks_ms[seat]);
       return `${name}${colour ? ` (${colour})` : ""} ${clock}${turn}`;
     });
