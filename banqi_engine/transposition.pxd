@@ -10,7 +10,7 @@ cpdef double from_tt(double score, int ply) noexcept
 @cython.final
 cdef class TranspositionTable:
     cdef public long long mask
-    cdef public int generation
+    cdef public long long generation
     cdef long long[::1] keys
     cdef long long[::1] packed
     cdef double[::1] scores

@@ -101,3 +101,17 @@ def test_the_last_store_of_a_key_is_found_whole(
             float(index),
             move,
         )
+
+
+def test_an_old_entry_gives_way_in_every_generation() -> None:
+    """Generations past 127 too (a packed entry is wider than 32 bits)."""
+    table = TranspositionTable(BITS)
+    for generation in range(1, 256):
+        table.new_search()
+        table.store(13, 40, EXACT, 0.0, 1)  # deep, this search's
+        table.store(same_bucket(13, 1), 1, LOWER, 0.0, 2)  # shallow: the second slot
+        assert table.find(13) >= 0, generation
+        table.new_search()
+        table.store(same_bucket(13, 2), 1, LOWER, 0.0, 3)  # the deep one is old now
+        assert table.find(13) == -1, generation
+        assert table.find(same_bucket(13, 2)) >= 0, generation
