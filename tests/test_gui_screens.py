@@ -149,6 +149,11 @@ def test_nothing_moves_when_a_piece_is_selected_or_the_status_changes(
         play_one(driver, choose)
     movers = own_movers(driver)
     assert movers, "no piece of ours could move in the whole game"
+    driver.execute_script(  # the browser's own measure of layout shift, from the start
+        """window.shifts = [];
+        new PerformanceObserver((list) => window.shifts.push(...list.getEntries()
+            .map(e => e.value))).observe({type: 'layout-shift', buffered: true});"""
+    )
     before = rects(driver, LAYOUT)
     status = driver.find_element("id", "play-status").text
     driver.execute_script(
@@ -161,6 +166,7 @@ def test_nothing_moves_when_a_piece_is_selected_or_the_status_changes(
     driver.find_element("id", "play-status").click()  # a tap elsewhere cancels
     assert not any(s["target"] for s in squares(driver))
     assert rects(driver, LAYOUT) == before
+    assert sum(driver.execute_script("return window.shifts")) < 0.001
 
 
 def focused(driver: WebDriver) -> str:

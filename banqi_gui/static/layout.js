@@ -42,6 +42,7 @@ export function fitLayout() {
   const square = Math.max(MIN_SQUARE, Math.min(MAX_SQUARE, Math.floor(Math.max(tall, wide))));
   body.classList.toggle("wide", wide > tall);
   section.style.setProperty("--square", `${square}px`);
+  body.classList.add("laid-out"); // shown from now on: nothing moves after this first fit
 }
 
 export function setupLayout() {
