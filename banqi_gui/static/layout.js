@@ -9,6 +9,11 @@ const BOARD_PAD = 0.16; // the board's padding, in squares, both sides together
 const STRIPS = 0.72; // the two strips of taken pieces, in squares
 
 export function fitLayout() {
+  sizeBoard();
+  document.body.classList.add("laid-out"); // shown from now on: nothing moves after this
+}
+
+function sizeBoard() {
   const root = document.documentElement;
   const body = document.body;
   const width = root.clientWidth;
@@ -42,7 +47,6 @@ export function fitLayout() {
   const square = Math.max(MIN_SQUARE, Math.min(MAX_SQUARE, Math.floor(Math.max(tall, wide))));
   body.classList.toggle("wide", wide > tall);
   section.style.setProperty("--square", `${square}px`);
-  body.classList.add("laid-out"); // shown from now on: nothing moves after this first fit
 }
 
 export function setupLayout() {
