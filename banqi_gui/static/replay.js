@@ -132,7 +132,7 @@ function draw() {
   for (const item of $("replay-moves").children) {
     const current = Number(item.dataset.ply) === ply;
     item.classList.toggle("current", current);
-    if (current) item.scrollIntoView({ block: "nearest" });
+    if (current) showInList($("replay-moves"), item);
   }
   const atEnd = ply === last;
   $("replay-end").hidden = !atEnd;
@@ -149,6 +149,15 @@ function draw() {
       : replay.withheld
         ? "Withheld record: the layout stays hidden until the other game of its deal has ended."
         : "A text record does not hold the layout.";
+  }
+}
+
+// Scroll the list, never the page, so that ``item`` is in view (the board stays put).
+function showInList(list, item) {
+  const top = item.offsetTop;
+  if (top < list.scrollTop) list.scrollTop = top;
+  else if (top + item.offsetHeight > list.scrollTop + list.clientHeight) {
+    list.scrollTop = top + item.offsetHeight - list.clientHeight;
   }
 }
 
