@@ -1,7 +1,7 @@
 """The board page on real screens (headless Chromium by Selenium): every viewport shows the
 board, clocks, strips, status and buttons without scrolling; nothing moves when a piece is
-selected; a whole game by keyboard alone; contrast of every mark and piece style; signs
-drawn without fonts; animations, and none under reduced motion.
+selected; a whole game on a phone by tapping, and one by keyboard alone; contrast of every
+mark and piece style; signs drawn without fonts; animations, and none under reduced motion.
 
 With ``BANQI_SCREENSHOTS=DIR`` set, the viewport test saves a screenshot of each viewport
 there (``docs/images`` holds the ones the manual shows).
@@ -209,10 +209,21 @@ def label(driver: WebDriver, square: str) -> str:
     )
 
 
-@pytest.mark.parametrize("width", [390, 1280], ids=["phone", "desktop"])
-def test_a_whole_game_by_keyboard_alone(screen: WebDriver, server: Server, width: int) -> None:
+def test_a_whole_game_on_a_phone_by_tapping(screen: WebDriver, server: Server) -> None:
     driver = screen
-    set_viewport(driver, width, 844 if width < 700 else 800)
+    set_viewport(driver, 390, 844)
+    start_against_level_0(driver, server, "olympiad")
+    choose = random.Random(8)
+    while not game_over(driver):
+        play_one(driver, choose, check=True)  # WebDriver's own taps, one per flip
+    assert driver.find_element("id", "play-result").is_displayed()
+    left, top, right, bottom = rects(driver, ("play-end",))["play-end"]
+    assert left >= 0 and right <= 390 and top >= 0 and bottom <= 844
+
+
+def test_a_whole_game_by_keyboard_alone(screen: WebDriver, server: Server) -> None:
+    driver = screen
+    set_viewport(driver, 1280, 800)  # 8 across: the arrow keys follow the board as drawn
     start_against_level_0(driver, server, "casual")
     driver.get(server.url)  # the page finds its game again, and the focus is at its start
     wait(
