@@ -284,7 +284,6 @@ class Searcher:
         self.draw_scores[RED] = -self.contempt if pos.side == RED else self.contempt
         self.draw_scores[BLACK] = -self.draw_scores[RED]
         self.flips.trim()
-        self.tt.new_search()
         for move in range(MOVE_CODES):
             self.history[move] >>= 2
         for slot in range(2 * MAX_PLY):

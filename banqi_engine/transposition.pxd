@@ -10,15 +10,11 @@ cpdef double from_tt(double score, int ply) noexcept
 @cython.final
 cdef class TranspositionTable:
     cdef public long long mask
-    cdef public long long generation
     cdef long long[::1] keys
     cdef long long[::1] packed
     cdef double[::1] scores
 
-    cpdef void new_search(self) noexcept
-    @cython.locals(slot=cython.longlong)
     cpdef int find(self, long long key) noexcept
-    @cython.locals(slot=cython.longlong, held=cython.longlong)
     cpdef void store(self, long long key, int depth, int flag, double score, int move) noexcept
     cpdef int depth(self, int slot) noexcept
     cpdef int flag(self, int slot) noexcept

@@ -2,12 +2,8 @@
 
 The table is keyed by ``Position.hash`` XOR a key of the face-down pool (the same
 board can be reached with different pools after flips and captures). It has a fixed
-number of slots in buckets of two, a key's bucket given by its low bits; a slot holds one
-entry, (key, depth, flag, score, best move). The first slot of a bucket keeps the deepest
-entry of the current search (a store replaces it when as deep, or when it is from an
-earlier search), the second takes every other store: deep results, which cost the most to
-find again, survive the many shallow ones, as the long searches of the face-up endgame
-need. A mate is scored by
+number of slots, a key's slot given by its low bits; a slot holds one entry, (key,
+depth, flag, score, best move), replaced by every store there. A mate is scored by
 its distance from the root, so a score is stored relative to the node (``to_tt``)
 and read back relative to the root (``from_tt``).
 """
@@ -80,52 +76,34 @@ def from_tt(score: float, ply: int) -> float:
 class TranspositionTable:
     """Search results by key in ``2 ** bits`` slots (arrays: C-speed in the compiled build).
 
-    A slot's packed entry is ``generation << 24 | depth << 16 | flag << 12 | (move + 1)``,
-    0 while empty (a stored depth is at least 1); ``generation`` counts searches, mod 256.
+    A slot's packed entry is ``depth << 16 | flag << 12 | (move + 1)``, 0 while empty (a
+    stored depth is at least 1).
     """
 
     def __init__(self, bits: int = TT_BITS) -> None:
         size = 1 << bits
-        self.mask = (size - 1) & ~1
-        """The low bits of a key that give its bucket's first slot."""
+        self.mask = size - 1
         self.keys = array("q", bytes(8 * size))
         self.packed = array("q", bytes(8 * size))
         self.scores = array("d", bytes(8 * size))
-        self.generation = 0
-
-    def new_search(self) -> None:
-        """Mark the entries stored so far as an earlier search's (replaceable first)."""
-        self.generation = (self.generation + 1) & 255
 
     def find(self, key: int) -> int:
         """The slot holding ``key``'s entry, or -1."""
         slot = key & self.mask
         if self.packed[slot] and self.keys[slot] == key:
             return slot
-        slot += 1
-        if self.packed[slot] and self.keys[slot] == key:
-            return slot
         return -1
 
     def store(self, key: int, depth: int, flag: int, score: float, move: int) -> None:
-        """Keep an entry for ``key``: in its bucket's first slot if that holds ``key``, or
-        an entry no deeper or from an earlier search; else in the second."""
+        """Keep an entry for ``key`` (in place of whatever its slot held)."""
         slot = key & self.mask
-        held = self.packed[slot]
-        if (
-            held
-            and self.keys[slot] != key
-            and held >> 16 & 255 > depth
-            and held >> 24 == self.generation
-        ):
-            slot += 1
         self.keys[slot] = key
-        self.packed[slot] = self.generation << 24 | depth << 16 | flag << 12 | (move + 1)
+        self.packed[slot] = depth << 16 | flag << 12 | (move + 1)
         self.scores[slot] = score
 
     def depth(self, slot: int) -> int:
         """The depth of the entry in ``slot``."""
-        return self.packed[slot] >> 16 & 255
+        return self.packed[slot] >> 16
 
     def flag(self, slot: int) -> int:
         """The flag (EXACT, LOWER or UPPER) of the entry in ``slot``."""
