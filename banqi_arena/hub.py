@@ -201,9 +201,16 @@ class Hub:
     # -- engines ----------------------------------------------------------------------
 
     async def wait_for(self, entrant: str) -> ClientLink:
-        """The entrant's link, once it is connected."""
+        """The entrant's open link, once it is connected (a link whose connection has
+        ended but which is not yet detached is not one: an engine started on it would be
+        lost with no one to say so)."""
+
+        def open_link() -> bool:
+            link = self.links.get(entrant)
+            return link is not None and not link.closed
+
         async with self._changed:
-            await self._changed.wait_for(lambda: entrant in self.links)
+            await self._changed.wait_for(open_link)
             return self.links[entrant]
 
     async def start_engine(

@@ -15,9 +15,9 @@ pytest.importorskip("uvicorn")
 
 from arena_helpers import Heard, arena, engine_command, relaying
 
-from banqi_arena.hub import Hub
+from banqi_arena.hub import ClientLink, Hub
 from banqi_arena.remote_seat import LAG_CAP, LAG_SHARE, RemoteSeat
-from banqi_arena.tokens import add_entrant
+from banqi_arena.tokens import add_entrant, read_store
 from banqi_engine.rules import PRESETS
 from protocol.line_protocol import TrafficLog
 from protocol.session import MoveAnswer
@@ -78,6 +78,30 @@ async def played(seats: Seats, setup: GameSetup) -> asyncio.Task[GameRecord]:
         return (await play_game(setup, secret, make_seat=seats.make)).record
 
     return asyncio.create_task(run())
+
+
+def test_an_engine_is_never_started_on_a_connection_that_has_ended(tmp_path: Path) -> None:
+    # Between a connection's end and its detaching, its link is still listed: a seat that
+    # restarts its engine then must wait for the next connection, not start on the dead one.
+    add_entrant(tmp_path, REMOTE.name)
+
+    async def scenario() -> tuple[bool, ClientLink]:
+        hub = Hub(read_store(tmp_path), max_per_address=4)
+        ended = ClientLink(REMOTE.name, closed=True)
+        hub.links[REMOTE.name] = ended
+        starting = asyncio.create_task(hub.start_engine(REMOTE.name, "g1", None))
+        await asyncio.sleep(0.2)
+        waited = not starting.done()
+        fresh = ClientLink(REMOTE.name)
+        async with hub._changed:
+            hub.links[REMOTE.name] = fresh
+            hub._changed.notify_all()
+        _, _, link = await asyncio.wait_for(starting, 5)
+        return waited, link
+
+    waited, link = asyncio.run(scenario())
+    assert waited
+    assert not link.closed and "g1" in link.games
 
 
 def test_a_client_dropped_mid_game_comes_back_and_the_game_goes_on(tmp_path: Path) -> None:
