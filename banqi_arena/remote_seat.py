@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from protocol.connection import EngineConnection
-from protocol.errors import EngineDisconnectedError
+from protocol.errors import EngineDisconnectedError, EngineTimeoutError
 from protocol.line_protocol import TrafficLog
 from protocol.session import MoveAnswer
 from referee.engine_spec import EngineSpec
@@ -109,6 +109,13 @@ class RemoteSeat(EngineSeat):
             except EngineDisconnectedError:
                 self._lost = True
                 continue
+            except EngineTimeoutError as error:
+                if turn.wait is None:
+                    raise
+                # the whole turn's wait, as the game loop gave it, not the rest of it
+                raise EngineTimeoutError(
+                    error.engine, error.command, turn.wait, error.noise
+                ) from None
             return dataclasses.replace(answer, network_seconds=self._credit(answer.seconds))
 
     def _credit(self, seconds: float) -> float:

@@ -18,7 +18,9 @@ from arena_helpers import Heard, arena, engine_command, relaying
 from banqi_arena.hub import ClientLink, Hub
 from banqi_arena.remote_seat import LAG_CAP, LAG_SHARE, RemoteSeat
 from banqi_arena.tokens import add_entrant, read_store
+from banqi_engine.pieces import RED
 from banqi_engine.rules import PRESETS
+from protocol.errors import EngineDisconnectedError, EngineTimeoutError
 from protocol.line_protocol import TrafficLog
 from protocol.session import MoveAnswer
 from referee.deals import deal_secret
@@ -102,6 +104,36 @@ def test_an_engine_is_never_started_on_a_connection_that_has_ended(tmp_path: Pat
     waited, link = asyncio.run(scenario())
     assert waited
     assert not link.closed and "g1" in link.games
+
+
+def test_a_time_loss_after_a_reconnection_counts_the_whole_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The engine seat is asked again with what is left of the turn's wait; the time loss
+    # it may end in still says how long the game loop waited in all.
+    asked: list[float | None] = []
+
+    async def dropped_then_silent(self: EngineSeat, turn: Turn) -> MoveAnswer:
+        asked.append(turn.wait)
+        if len(asked) == 1:
+            raise EngineDisconnectedError(REMOTE.name, "dropped")
+        assert turn.wait is not None
+        raise EngineTimeoutError(REMOTE.name, "genmove r", turn.wait)
+
+    async def back(self: RemoteSeat, deadline: float | None) -> None:
+        await asyncio.sleep(0.3)
+        self._lost = False
+
+    monkeypatch.setattr(EngineSeat, "play", dropped_then_silent)
+    monkeypatch.setattr(RemoteSeat, "_recover", back)
+    hub = Hub(read_store(tmp_path), max_per_address=4)
+    seat = RemoteSeat(REMOTE, hub, "g1", PlayerInfo(name=REMOTE.name, command=[]))
+    turn = Turn(RED, 10.0, 9.8, None, None, None, 5.0)
+    with pytest.raises(EngineTimeoutError) as raised:
+        asyncio.run(seat.play(turn))
+    assert asked[0] == pytest.approx(10.0, abs=0.05)
+    assert asked[1] is not None and asked[1] < 9.8
+    assert raised.value.timeout == 10.0
 
 
 def test_a_client_dropped_mid_game_comes_back_and_the_game_goes_on(tmp_path: Path) -> None:
