@@ -93,6 +93,8 @@ class ClientLink:
     rtts: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_SAMPLES))
     pings: dict[int, float] = field(default_factory=dict)
     closed: bool = False
+    not_reading: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once ``MAX_OUTBOX`` frames wait: the connection is then ended at once."""
 
     def send(self, frame: Send | Start | Stop | Ping | Welcome | Refused | Finished) -> None:
         """Queue a frame; a client that lets ``MAX_OUTBOX`` pile up is dropped."""
@@ -102,6 +104,7 @@ class ClientLink:
             self.outbox.put_nowait(encoded(frame))
         except asyncio.QueueFull:
             self.closed = True
+            self.not_reading.set()
 
     def network_delay(self) -> float:
         """The median round trip of the last pings (0 before any came back)."""
@@ -173,8 +176,15 @@ class Hub:
         """Frames both ways until the connection ends or breaks a rule."""
         sending = asyncio.create_task(_send_loop(socket, link))
         pinging = asyncio.create_task(_ping_loop(link))
+        receiving = asyncio.create_task(_receive_loop(socket, link))
+        stuck = asyncio.create_task(link.not_reading.wait())
         try:
-            await _receive_loop(socket, link)
+            await asyncio.wait((receiving, stuck), return_when=asyncio.FIRST_COMPLETED)
+            if not receiving.done():
+                raise Refusal(
+                    f"{MAX_OUTBOX} frames waiting: the client is not reading", CLOSE_POLICY
+                )
+            receiving.result()
         except Refusal as refusal:
             link.closed = True
             sending.cancel()
@@ -183,7 +193,7 @@ class Hub:
             pass
         finally:
             link.closed = True
-            for task in (sending, pinging):
+            for task in (sending, pinging, receiving, stuck):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
@@ -227,11 +237,13 @@ class Hub:
 
 
 async def _refuse(socket: Socket, refusal: Refusal) -> None:
-    """Say why, then close; a connection already gone is left alone."""
+    """Say why, then close, within ``AUTH_SECONDS`` (a client that does not read is not
+    waited for); a connection already gone is left alone."""
     with contextlib.suppress(Exception):
-        retry = refusal.code == CLOSE_TRY_LATER
-        await socket.send_text(encoded(Refused(reason=refusal.reason[:500], retry=retry)))
-        await socket.close(refusal.code)
+        async with asyncio.timeout(AUTH_SECONDS):
+            retry = refusal.code == CLOSE_TRY_LATER
+            await socket.send_text(encoded(Refused(reason=refusal.reason[:500], retry=retry)))
+            await socket.close(refusal.code)
 
 
 async def _send_loop(socket: Socket, link: ClientLink) -> None:

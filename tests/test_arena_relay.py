@@ -6,6 +6,7 @@ refused."""
 import asyncio
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,10 @@ pytest.importorskip("uvicorn")
 
 from arena_helpers import Heard, arena, relaying, self_signed, settings
 
-from banqi_arena.hub import AUTH_SECONDS
+from banqi_arena.hub import AUTH_SECONDS, MAX_OUTBOX, Hub
 from banqi_arena.relay import RelayRefusedError, relay
-from banqi_arena.tokens import add_entrant
-from banqi_arena.wire import MAX_FRAME_BYTES
+from banqi_arena.tokens import add_entrant, read_store
+from banqi_arena.wire import MAX_FRAME_BYTES, Ping
 from protocol.messages import Command
 
 
@@ -192,3 +193,44 @@ def test_over_tls_the_relay_checks_the_server_by_its_certificate(tmp_path: Path)
             task.cancel()
 
     asyncio.run(scenario())
+
+
+class StuckClient:
+    """A client that says hello, then neither reads nor sends: each of its socket's sends
+    blocks, as over a full TCP window."""
+
+    def __init__(self, token: str) -> None:
+        self.hello = json.dumps({"type": "hello", "protocol": "banqi-arena/1", "token": token})
+        self.said = False
+        self.closed_with: int | None = None
+
+    async def receive_text(self) -> str:
+        if not self.said:
+            self.said = True
+            return self.hello
+        await asyncio.Event().wait()  # silent for ever
+        raise AssertionError("unreachable")
+
+    async def send_text(self, text: str) -> None:
+        await asyncio.Event().wait()  # never read
+
+    async def close(self, code: int) -> None:
+        self.closed_with = code
+
+
+def test_a_client_that_does_not_read_is_dropped_and_its_engines_lost(tmp_path: Path) -> None:
+    token, _ = add_entrant(tmp_path, "alice")
+
+    async def scenario() -> tuple[bool, bool, float]:
+        hub = Hub(read_store(tmp_path), max_per_address=4)
+        serving = asyncio.create_task(hub.serve(StuckClient(token), "127.0.0.1"))
+        _, pipes, link = await asyncio.wait_for(hub.start_engine("alice", "g1", None), 5)
+        started = time.monotonic()
+        for seq in range(MAX_OUTBOX + 1):
+            link.send(Ping(seq=seq))
+        await asyncio.wait_for(serving, 3 * AUTH_SECONDS)
+        return pipes.lost, "alice" in hub.links, time.monotonic() - started
+
+    lost, listed, seconds = asyncio.run(scenario())
+    assert lost and not listed
+    assert seconds <= AUTH_SECONDS + 1  # not waited for past the time to say why
