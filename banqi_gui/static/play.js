@@ -4,7 +4,7 @@
 
 import { call, say } from "./api.js";
 import {
-  animatePly, drawBoard, drawStrip, moveSquares, pieceTitle, plyWords, SQUARES,
+  animatePly, drawBoard, drawStrip, isReveal, moveSquares, pieceTitle, plyWords, SQUARES,
 } from "./board.js";
 import { fitLayout } from "./layout.js";
 import { countGame, drawTally } from "./tally.js";
@@ -315,11 +315,12 @@ function announce(previous, view) {
     const back = previous.plies.length - view.plies.length;
     words.push(`took back ${back} ${back === 1 ? "ply" : "plies"}`);
   }
-  let before = previous.board;
-  for (const ply of view.plies.slice(previous.plies.length)) {
+  // The board before a ply is known for the first new one only (a view holds the board
+  // after all of them), so later ones are said without what they took.
+  view.plies.slice(previous.plies.length).forEach((ply, index) => {
+    const before = index === 0 ? previous.board : null;
     words.push(`${view.players[ply.player].name}: ${plySpeech(ply.move, before, view.board)}`);
-    before = view.board;
-  }
+  });
   if (view.over && !previous.over) words.push(`${view.over.headline} — ${view.over.why}`);
   if (words.length) $("play-announce").textContent = `${words.join(". ")}.`;
 }
@@ -327,13 +328,13 @@ function announce(previous, view) {
 function plySpeech(move, before, after) {
   const { from, to } = moveSquares(move);
   const at = (board, square) => board[SQUARES.indexOf(square)];
-  if (from === to) return `flipped ${to}, ${pieceTitle(at(after, to))}`;
-  const moving = at(before, from);
-  const mover = moving && !"-X".includes(moving) ? pieceTitle(moving) : "a piece";
-  const there = at(before, to);
-  if (there === "X") return `${mover} from ${from} ${plyWords(move, after).split(": ")[1]}`;
-  if (there && there !== "-") return `${mover} ${from} takes ${pieceTitle(there)} on ${to}`;
-  return `${mover} ${from} to ${to}`;
+  const shown = (move.match(/\((.)\)$/) || [])[1];
+  if (from === to) return `flipped ${to}, ${shown ? pieceTitle(shown) : "face up"}`;
+  const mover = before ? `${pieceTitle(at(before, from))} ` : "";
+  if (isReveal(move)) return `${mover}${from} ${plyWords(move, after).split(": ")[1]}`;
+  const there = before && at(before, to);
+  if (there && there !== "-") return `${mover}${from} takes ${pieceTitle(there)} on ${to}`;
+  return `${mover}${from} to ${to}`;
 }
 
 function statusWords() {
