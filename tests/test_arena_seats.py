@@ -47,6 +47,7 @@ def game(time: float, rules: str = "olympiad") -> GameSetup:
         first=0,
         seed=7,
         deal="0",
+        stall_timeout=30.0,  # engines start on relays, up to 16 at once on a busy machine
     )
 
 
@@ -68,9 +69,10 @@ class Seats:
             return RemoteSeat(spec, self.hub, "g1", info, self.log)
         return EngineSeat(spec, factory, info, log)
 
-    async def moved(self, count: int) -> None:
-        """Wait until the remote engine has been asked for ``count`` moves."""
-        while self.moves < count:
+    async def moved(self, count: int, game: "asyncio.Task[GameRecord]") -> None:
+        """Wait until the remote engine has been asked for ``count`` moves, or ``game``
+        has ended (then its record says why)."""
+        while self.moves < count and not game.done():
             await asyncio.sleep(0.02)
 
 
@@ -146,7 +148,7 @@ def test_a_client_dropped_mid_game_comes_back_and_the_game_goes_on(tmp_path: Pat
             task = await played(seats, game(60.0))
             async with asyncio.timeout(60):
                 async with relaying(url, token, first, "--level", "2", "--seed", "1"):
-                    await seats.moved(4)
+                    await seats.moved(4, task)
                 async with relaying(url, token, second, "--level", "2", "--seed", "1"):
                     record = await task
         assert first.lines[:2] == ["connected alice", "g1 started"]
@@ -168,7 +170,7 @@ def test_a_client_that_never_comes_back_loses_by_disconnect(tmp_path: Path) -> N
             task = await played(seats, game(3.0))
             async with asyncio.timeout(60):
                 async with relaying(url, token, Heard(), "--level", "2", "--seed", "1"):
-                    await seats.moved(2)
+                    await seats.moved(2, task)
                 return await task
 
     record = asyncio.run(scenario())
