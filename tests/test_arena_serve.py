@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -54,15 +55,30 @@ def banqi(folder: Path, *args: str, timeout: float = 60) -> "subprocess.Complete
     )
 
 
-def start(folder: Path, *args: str) -> "subprocess.Popen[str]":
+def start(folder: Path, *args: str, log: Path | None = None) -> "subprocess.Popen[str]":
+    """``banqi ARGS`` in the background, its output piped, or written to ``log`` (for a
+    process nobody reads until it is killed: a full pipe would stop it)."""
     return subprocess.Popen(
         [script("banqi"), *args],
         cwd=folder,
         env={**os.environ, "HOME": str(folder)},
-        stdout=subprocess.PIPE,
+        stdout=subprocess.PIPE if log is None else log.open("w"),
         stderr=subprocess.STDOUT,
         text=True,
     )
+
+
+def while_serving(
+    server: "subprocess.Popen[str]", log: Path, condition: Callable[[], bool]
+) -> Callable[[], bool]:
+    """``condition``, failing the test at once (with the server's output) if it has exited."""
+
+    def check() -> bool:
+        if server.poll() is not None:
+            pytest.fail(f"banqi serve exited with {server.returncode}: {log.read_text()}")
+        return condition()
+
+    return check
 
 
 def arena_folder(tmp_path: Path, time: float = 20) -> dict[str, str]:
@@ -100,17 +116,20 @@ def test_remote_entrants_and_a_local_one_play_through_a_server_killed_and_resume
     port = str(free_port())
     args = ("serve", "field.toml", "--out", "run", "--port", port)
     url = f"ws://127.0.0.1:{port}/arena"
-    server = start(tmp_path, *args)
+    log = tmp_path / "serve.log"
+    server = start(tmp_path, *args, log=log)
     clients = [
         connect(tmp_path, url, tokens["alice"], "2"),
         connect(tmp_path, url, tokens["bob"], "2"),
     ]
     try:
-        wait_for("a first record", lambda: bool(records(tmp_path / "run")), timeout=120)
+        first = while_serving(server, log, lambda: bool(records(tmp_path / "run")))
+        wait_for("a first record", first, timeout=120)
         clients[0].send_signal(signal.SIGKILL)  # alice's relay, mid-game or between games
         clients[0].wait()
         clients[0] = connect(tmp_path, url, tokens["alice"], "2")
-        wait_for("a second record", lambda: len(records(tmp_path / "run")) >= 2, timeout=120)
+        second = while_serving(server, log, lambda: len(records(tmp_path / "run")) >= 2)
+        wait_for("a second record", second, timeout=120)
         server.send_signal(signal.SIGKILL)
         server.wait()
         again = start(tmp_path, *args)
