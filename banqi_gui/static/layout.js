@@ -49,8 +49,7 @@ function sizeBoard() {
   section.style.setProperty("--square", `${square}px`);
 }
 
+// Fitted again on every resize; a tab shown is fitted by whoever shows it (app.js's route).
 export function setupLayout() {
   window.addEventListener("resize", fitLayout);
-  window.addEventListener("hashchange", () => requestAnimationFrame(fitLayout));
-  fitLayout();
 }

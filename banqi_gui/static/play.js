@@ -200,7 +200,7 @@ function show(view) {
     }
     announce(previous, view);
   } else {
-    fitLayout();
+    fitLayout(); // a game's first view fills the rows the fit measures around the board
   }
   if (view.over && (!previous || !previous.over || previous.id !== view.id)) finished(view);
   if (!view.over && (view.thinking || view.clocks)) poll();
