@@ -137,7 +137,7 @@ def test_remote_entrants_and_a_local_one_play_through_a_server_killed_and_resume
         out, _ = again.communicate(timeout=240)
         assert again.returncode == 0, out
         assert f"banqi serve: {url}" in out
-        heard = []
+        heard: list[str] = []
         for client in clients:
             said, _ = client.communicate(timeout=30)
             assert client.returncode == 0, said
@@ -153,8 +153,11 @@ def test_remote_entrants_and_a_local_one_play_through_a_server_killed_and_resume
     games = records(tmp_path / "run")
     assert sorted(str(g["game_id"]) for g in games) == sorted({str(g["game_id"]) for g in games})
     assert len(games) == 6
+    outputs = [f"--- first server ---\n{log.read_text()}", f"--- second server ---\n{out}"]
+    outputs += [f"--- relay {n} ---\n{said}" for n, said in zip(tokens, heard, strict=True)]
+    said = "\n".join(outputs)
     for game in games:
-        assert game["reason"] != "disconnect", game["detail"]
+        assert game["reason"] != "disconnect", f"{game['detail']}\n{said}"
         for player in game["players"]:  # type: ignore[attr-defined]
             assert (player["isolation"] == "remote") == (player["name"] in tokens), player
     spectators_see_the_games_and_no_secret(tmp_path, tmp_path / "run")
