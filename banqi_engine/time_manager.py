@@ -1,9 +1,12 @@
 """Time management: a soft target and a hard limit for each move, and when to stop deepening.
 
 A move gets a ``TimeBudget``. On a clock the soft target is the time left over an
-estimate of the moves left (``moves_left``: more while many pieces are face down or
-on the board), at most ``MAX_SOFT_SECONDS``, after a reserve for the overhead of every
-move left (``MOVE_RESERVE_SECONDS`` each); the hard limit is a safe share of the
+estimate of the moves left (``phase_moves``: the moves of the flipping phase, one per
+face-down piece, and those of the face-up endgame, more with more pieces on the board),
+at most ``MAX_SOFT_SECONDS``, after a reserve for the overhead of every move left
+(``MOVE_RESERVE_SECONDS`` each). A move of the flipping phase counts as
+``FLIP_PHASE_WEIGHT`` of an endgame move, so the clock keeps time for the face-up
+endgame, where depth decides; the hard limit is a safe share of the
 time left (``HARD_SHARE``, at most ``HARD_OVER_SOFT`` soft targets and
 ``MAX_HARD_SECONDS``) less a margin for the process's own overhead (reading the
 command, replaying the game, the pipes): ``OVERHEAD_SECONDS``, or ``OVERHEAD_SHARE``
@@ -54,12 +57,17 @@ MIN_SOFT_SECONDS: Final = 0.005
 shows itself: time told that does not drop although this much was used."""
 DEFAULT_MOVES_LEFT: Final = 30.0
 """Moves left assumed when the position is not known."""
-MIN_MOVES_LEFT: Final = 20.0
-MAX_MOVES_LEFT: Final = 40.0
-HIDDEN_MOVES: Final = 0.5
-"""Moves left added per face-down piece (each is flipped by one side or the other)."""
+MIN_ENDGAME_MOVES: Final = 20.0
+"""Moves of the face-up endgame the side to move has left, at the least."""
 PIECE_MOVES: Final = 0.25
-"""Moves left added per piece still in the game (face up or down)."""
+"""Endgame moves added per piece still in the game (face up or down)."""
+FLIP_MOVES: Final = 1.0
+"""Moves of the side to move per face-down piece until the last flip (half the pieces are
+flipped by each side, with a move or so between two flips)."""
+FLIP_PHASE_WEIGHT: Final = 0.7
+"""A move while pieces are face down gets this share of the time of an endgame move: the
+chance nodes of the flips cut its search short, while the face-up endgame is a
+perfect-information game, where depth counts."""
 
 START_SHARE: Final = 0.5
 """No new iteration starts once this share of the adjusted soft target has passed."""
@@ -98,14 +106,13 @@ def overhead_margin(seconds: float) -> float:
     return min(OVERHEAD_SECONDS, OVERHEAD_SHARE * seconds)
 
 
-def moves_left(pos: Position | None) -> float:
-    """Estimate of the moves the side to move still has to make in the game."""
+def phase_moves(pos: Position | None) -> tuple[float, float]:
+    """Estimates of the moves the side to move has left: until the last flip, and after it."""
     if pos is None:
-        return DEFAULT_MOVES_LEFT
+        return 0.0, DEFAULT_MOVES_LEFT
     hidden = pos.hidden.bit_count()
     pieces = hidden + (pos.colour_bb[0] | pos.colour_bb[1]).bit_count()
-    estimate = MIN_MOVES_LEFT + HIDDEN_MOVES * hidden + PIECE_MOVES * pieces
-    return min(MAX_MOVES_LEFT, estimate)
+    return FLIP_MOVES * hidden, MIN_ENDGAME_MOVES + PIECE_MOVES * pieces
 
 
 def clock_budget(
@@ -114,9 +121,10 @@ def clock_budget(
     """The budget of one move with ``remaining_ms`` left on the clock for the whole game,
     ``reserve`` seconds kept back for each move likely left."""
     seconds = max(0, remaining_ms) / 1000
-    left = moves_left(pos)
-    usable = max(0.0, seconds - reserve * left)
-    target = min(MAX_SOFT_SECONDS, usable / left)
+    flipping, endgame = phase_moves(pos)
+    usable = max(0.0, seconds - reserve * (flipping + endgame))
+    weight = FLIP_PHASE_WEIGHT if flipping else 1.0
+    target = min(MAX_SOFT_SECONDS, usable * weight / (FLIP_PHASE_WEIGHT * flipping + endgame))
     hard = min(usable * HARD_SHARE, target * HARD_OVER_SOFT, MAX_HARD_SECONDS)
     hard = max(0.0, hard - overhead_margin(seconds))
     return TimeBudget(min(hard, max(target, MIN_SOFT_SECONDS)), hard)

@@ -34,8 +34,8 @@ from banqi_engine.time_manager import (
     TimeBudget,
     TimeManager,
     clock_budget,
-    moves_left,
     per_move_budget,
+    phase_moves,
 )
 from protocol.engine_loop import DctpEngine, genmove_budget
 from protocol.messages import Command, parse_genmove_payload, parse_reply_line
@@ -67,9 +67,21 @@ def test_more_time_early_than_late_and_for_more_clock() -> None:
         Position.opening(),
         parse_position("K---/----/----/---k/----/----/----/---- r 00000000000000"),
     )
-    assert moves_left(opening) > moves_left(endgame)
+    assert sum(phase_moves(opening)) > sum(phase_moves(endgame))
     assert clock_budget(60_000, opening).soft < clock_budget(60_000, endgame).soft
     assert clock_budget(10_000).soft < clock_budget(20_000).soft
+
+
+def test_the_flipping_phase_keeps_time_for_the_face_up_endgame() -> None:
+    """A move while pieces are face down gets less than one with as many pieces all face
+    up, and less than an even share of the clock over all the moves left."""
+    face_down = parse_position("XXXX/XXXX/XXXX/XXXX/KXXX/XXXX/XXXX/XXXk r 02222250222225")
+    face_up = parse_position("KGGM/MRRN/NCCP/PPPP/kggm/mrrn/nccp/pppp r 00000000000000")
+    assert phase_moves(face_down)[0] > 0 == phase_moves(face_up)[0]
+    assert sum(phase_moves(face_down)) > sum(phase_moves(face_up))
+    assert clock_budget(60_000, face_down).soft < clock_budget(60_000, face_up).soft
+    for pos in (Position.opening(), face_down, parse_position(MIDGAME)):
+        assert clock_budget(60_000, pos).soft < 60.0 / sum(phase_moves(pos)) * 0.9
 
 
 def test_plain_players_get_the_soft_target() -> None:
@@ -280,6 +292,7 @@ DOCUMENTED_HARD_SHARE = re.compile(r"a hard limit of the least of (\d+)% of the 
 FEW_PIECES = (
     "X---/----/-K--/----/----/--k-/----/---X r 00000010000001 0 60",
     "XX--/----/--G-/----/-p--/----/----/--XX b 10000000000111 4 80",
+    "R---/----/-K--/-n--/----/--k-/p---/---C r 00000000000000 0 60",
 )
 """Positions with few moves likely left, where the share of the clock is what binds."""
 
