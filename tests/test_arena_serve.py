@@ -37,6 +37,13 @@ command = "{engine} --level 0 --seed 1"
 """
 
 
+SIDE_SECONDS = 120
+"""Each side's clock in the killed-server test: slack for a relay to come back on a busy
+machine."""
+GAME_WAIT = 2 * SIDE_SECONDS + 60
+"""Seconds a game of that test may take: both clocks, and the engines' start."""
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -113,7 +120,7 @@ def test_remote_entrants_and_a_local_one_play_through_a_server_killed_and_resume
     record and started again, the server killed after the second and started again; the
     clients come back by themselves and the tournament ends, each game recorded once with
     no disconnect, the remote players' engines as remote."""
-    tokens = arena_folder(tmp_path, time=120)  # slack for a relay to come back on a busy machine
+    tokens = arena_folder(tmp_path, time=SIDE_SECONDS)
     port = str(free_port())
     args = ("serve", "field.toml", "--out", "run", "--port", port)
     url = f"ws://127.0.0.1:{port}/arena"
@@ -125,16 +132,16 @@ def test_remote_entrants_and_a_local_one_play_through_a_server_killed_and_resume
     ]
     try:
         first = while_serving(server, log, lambda: bool(records(tmp_path / "run")))
-        wait_for("a first record", first, timeout=120)
+        wait_for("a first record", first, timeout=GAME_WAIT)
         clients[0].send_signal(signal.SIGKILL)  # alice's relay, mid-game or between games
         clients[0].wait()
         clients[0] = connect(tmp_path, url, tokens["alice"], "2")
         second = while_serving(server, log, lambda: len(records(tmp_path / "run")) >= 2)
-        wait_for("a second record", second, timeout=120)
+        wait_for("a second record", second, timeout=GAME_WAIT)
         server.send_signal(signal.SIGKILL)
         server.wait()
         again = start(tmp_path, *args)
-        out, _ = again.communicate(timeout=240)
+        out, _ = again.communicate(timeout=2 * GAME_WAIT)
         assert again.returncode == 0, out
         assert f"banqi serve: {url}" in out
         heard: list[str] = []
