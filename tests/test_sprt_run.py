@@ -53,7 +53,7 @@ def test_level_3_is_accepted_as_stronger_than_level_0(tmp_path: Path) -> None:
         test=SprtTest(elo0=0, elo1=100),
         max_games=60,
         rules=resolve_rules("olympiad"),
-        time_control=TimeControl(time=60, move_time=0.15),
+        time_control=TimeControl(time=60, move_time=0.05),
         seed=1,
         out=tmp_path / "run",
         concurrency=2,
