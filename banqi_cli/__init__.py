@@ -32,5 +32,6 @@ Nothing imports this package; it imports them all.
 - ``perft_commands``: ``banqi perft``, and the ``banqi bench`` group (perft and search).
 - ``bench_strength``: ``banqi bench strength``, the ladder of levels.
 - ``bench_endgame``: ``banqi bench endgame``, endgame table builds.
+- ``bench_face_up``: ``banqi bench face-up``, the face-up moves of a run searched again.
 - ``bench_referee``: ``banqi bench referee``, the referee's cost per ply.
 """

@@ -7,6 +7,7 @@ import click
 from banqi_common.version import VERSION
 
 from .bench_endgame import bench_endgame_command
+from .bench_face_up import bench_face_up_command
 from .bench_referee import bench_referee_command
 from .bench_strength import bench_strength_command
 from .connect_command import connect_command
@@ -47,6 +48,7 @@ cli.add_command(bench)
 bench.add_command(bench_referee_command)
 bench.add_command(bench_strength_command)
 bench.add_command(bench_endgame_command)
+bench.add_command(bench_face_up_command)
 cli.add_command(match_command)
 cli.add_command(replay_command)
 cli.add_command(reasons_command)

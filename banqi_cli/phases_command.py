@@ -14,7 +14,8 @@ from .phases_lines import phase_lines
 PHASES_HELP = f"""Where each engine wins and loses material, by phase, from the game records of
 run folders (matches, tournaments, SPRTs, tuning runs): the value it captured and lost while
 some piece was face down, and after the last flip, per game with the net's standard error;
-and how many of its games reached the face-up phase, with their score.
+and how many of its games reached the face-up phase, with their score, both clocks right
+after the last flip, the plies played after it and how those games ended.
 
 Pieces are valued {values_text()}. Engines are told apart by the player names of the
 records, so several runs add up. Withheld records and forfeited games are left out and

@@ -12,7 +12,11 @@ CAPTURES_NOTE = (
     "is face down, and after the last flip (face up); per game over the games that reached "
     "the phase. Net: taken minus lost per game, SE its standard error."
 )
-FACE_UP_NOTE = "How many of its games reached the face-up phase, and its score in those."
+FACE_UP_NOTE = (
+    "How many of its games reached the face-up phase, and its score in those; its clock and "
+    "its opponent's right after the last flip (mean seconds), the plies played after it "
+    "(mean), and how those games ended (reason codes, see banqi reasons)."
+)
 
 
 def phase_lines(report: MaterialByPhase) -> list[str]:
@@ -79,7 +83,14 @@ def _face_up_table(report: MaterialByPhase) -> Table:
         share = f"{100 * engine.face_up.games / engine.games:.0f}%" if engine.games else "-"
         cells = [engine.name, str(engine.games), str(engine.face_up.games), share]
         cells += [str(score.wins), str(score.draws), str(score.losses)]
-        rows.append(cells + ([str(score.void)] if with_void else []))
+        cells += [str(score.void)] if with_void else []
+        cells += [
+            _number(engine.clock_at_last_flip),
+            _number(engine.opponent_clock_at_last_flip),
+            "-" if engine.face_up_plies is None else f"{engine.face_up_plies:.0f}",
+            ", ".join(f"{reason} {n}" for reason, n in engine.face_up_endings.items()) or "-",
+        ]
+        rows.append(cells)
     headers = [
         "Engine",
         "Games",
@@ -89,11 +100,15 @@ def _face_up_table(report: MaterialByPhase) -> Table:
         "D",
         "L",
         *(["Void"] if with_void else []),
+        "Clock",
+        "Opp. clock",
+        "Plies",
+        "Endings",
     ]
     return Table(
         title="Games that reached the face-up phase",
         note=FACE_UP_NOTE,
         headers=headers,
-        right=[False] + [True] * (len(headers) - 1),
+        right=[False] + [True] * (len(headers) - 2) + [False],
         rows=rows,
     )

@@ -85,6 +85,24 @@ FORUM_MOVES = [
 still face down."""
 
 
+LAST_FLIP = MOVES.index("c8(p)")
+"""The known game's last flip: three plies are played after it."""
+
+
+THINK_MS = (100, 200)
+"""In the hand-made records seat 0 thinks 100 ms a ply, seat 1 200 ms (seat 0 plays first)."""
+
+
+def clocks_after(index: int) -> tuple[int, int]:
+    """The clocks of the hand-made records after ply ``index`` (counted from 0)."""
+    seat0_plies = index // 2 + 1
+    seat1_plies = (index + 1) // 2
+    return (
+        TIME.time_ms - THINK_MS[0] * seat0_plies,
+        TIME.time_ms - THINK_MS[1] * seat1_plies,
+    )
+
+
 def hand_record(
     game_id: str,
     names: tuple[str, str],
@@ -100,9 +118,10 @@ def hand_record(
     setup = GameSetup(
         game_id=game_id, rules=rules, time_control=TIME, players=players, first=0, seed=1, deal="d1"
     )
-    clocks = (TIME.time_ms, TIME.time_ms)
     plies = [
-        PlyRecord(player=index % 2, move=move, ms=0, clocks_ms=clocks)
+        PlyRecord(
+            player=index % 2, move=move, ms=THINK_MS[index % 2], clocks_ms=clocks_after(index)
+        )
         for index, move in enumerate(moves)
     ]
     colours = ("red", "black")
@@ -151,6 +170,8 @@ def test_a_known_game_splits_its_captures_at_the_last_flip() -> None:
     assert material.taken[Phase.FACE_DOWN] == FACE_DOWN_TAKEN
     assert material.taken[Phase.FACE_UP] == FACE_UP_TAKEN
     assert material.reached_face_up
+    assert material.clocks_at_last_flip_ms == clocks_after(LAST_FLIP)
+    assert material.face_up_plies == len(MOVES) - 1 - LAST_FLIP == 3
 
 
 def test_a_move_onto_a_face_down_piece_that_takes_it_is_a_capture() -> None:
@@ -158,6 +179,7 @@ def test_a_move_onto_a_face_down_piece_that_takes_it_is_a_capture() -> None:
     assert material.taken[Phase.FACE_DOWN] == (2.0, 0.0)
     assert material.taken[Phase.FACE_UP] == (0.0, 0.0)
     assert not material.reached_face_up
+    assert material.clocks_at_last_flip_ms is None and material.face_up_plies == 0
 
 
 def test_the_figures_of_a_run_per_engine_by_name(tmp_path: Path) -> None:
@@ -183,6 +205,12 @@ def test_the_figures_of_a_run_per_engine_by_name(tmp_path: Path) -> None:
     assert a.face_up.net_error == pytest.approx(statistics.stdev([3 - 6, 6 - 3]) / math.sqrt(2))
     score = a.face_up_score
     assert (score.wins, score.draws, score.losses, score.void) == (1, 0, 1, 0)
+    # A sat in seat 0 of one face-up game and seat 1 of the other: its clock at the last
+    # flip is the mean of both seats' clocks there, as is its opponents'.
+    seat0, seat1 = clocks_after(LAST_FLIP)
+    assert a.clock_at_last_flip == pytest.approx((seat0 + seat1) / 2000)
+    assert a.opponent_clock_at_last_flip == pytest.approx((seat1 + seat0) / 2000)
+    assert a.face_up_plies == 3 and a.face_up_endings == {"resign": 2}
     b = engines["B"]
     assert b.face_down.taken == a.face_down.lost and b.face_down.lost == a.face_down.taken
     assert b.face_down.net_per_game == pytest.approx(-statistics.mean(down_nets))
@@ -202,9 +230,11 @@ def test_the_text_report_has_a_row_per_engine_and_phase(tmp_path: Path) -> None:
     assert ["A", "face", "down", "2", "11.5", "9.0", "5.75", "4.50", "+1.25", "0.75"] in rows
     assert ["face", "up", "1", "3.0", "6.0", "3.00", "6.00", "-3.00", "-"] in rows
     assert ["B", "face", "down", "2", "9.0", "11.5", "4.50", "5.75", "-1.25", "0.75"] in rows
-    # The known game reached the face-up phase and B won it; the forum game did not.
-    assert ["A", "2", "1", "50%", "0", "0", "1"] in rows
-    assert ["B", "2", "1", "50%", "1", "0", "0"] in rows
+    # The known game reached the face-up phase and B won it; the forum game did not. A had
+    # seat 0's clock at the last flip, B seat 1's.
+    seat0, seat1 = (f"{ms / 1000:.2f}" for ms in clocks_after(LAST_FLIP))
+    assert ["A", "2", "1", "50%", "0", "0", "1", seat0, seat1, "3", "resign", "1"] in rows
+    assert ["B", "2", "1", "50%", "1", "0", "0", seat1, seat0, "3", "resign", "1"] in rows
     assert not any(line.startswith("left out") for line in lines)
 
 

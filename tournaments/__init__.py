@@ -68,4 +68,5 @@ Statistics and reports:
 - ``piece_values``: the value of each kind of piece, for figures about material.
 - ``phase_material``: where the material goes: each engine's captures while pieces are face
   down and after the last flip.
+- ``face_up_review``: an engine's face-up moves in run records searched again, short and deep.
 """

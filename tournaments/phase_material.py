@@ -9,6 +9,10 @@ value of the pieces it took out of the game (``tournaments.piece_values``): a ca
 cannon's jump, or a move onto a face-down piece that takes it. It counts for the mover and
 against the other player.
 
+For the games that reached the face-up phase, each engine's clock and its opponent's right
+after the last flip (the time a face-up endgame is played on), the plies played after it,
+and how those games ended (the record's reason codes).
+
 Withheld records (their layout not known yet) and forfeited games (not played) are left out
 and counted; a void game that was played counts, its score void.
 """
@@ -49,6 +53,10 @@ class GameMaterial:
 
     taken: Mapping[Phase, tuple[float, float]]
     reached_face_up: bool
+    clocks_at_last_flip_ms: tuple[int, int] | None = None
+    """Both seats' clocks right after the last flip (None: the game did not reach it)."""
+    face_up_plies: int = 0
+    """Plies played after the last flip."""
 
 
 def game_material(record: GameRecord) -> GameMaterial:
@@ -58,15 +66,23 @@ def game_material(record: GameRecord) -> GameMaterial:
     layout = parse_layout(record.layout)
     game = Game(record.rules)
     taken = {phase: [0.0, 0.0] for phase in Phase}
+    clocks: tuple[int, int] | None = None
+    face_up_plies = 0
     for ply in record.plies:
         phase = Phase.FACE_DOWN if game.position.hidden else Phase.FACE_UP
         before = material_left(game.position)
         move = parse_ply(ply.move).move
         game.play(move, game.piece_shown(move, layout))
         taken[phase][ply.player] += before - material_left(game.position)
+        if phase is Phase.FACE_UP:
+            face_up_plies += 1
+        elif not game.position.hidden:
+            clocks = ply.clocks_ms
     return GameMaterial(
         taken={phase: (seats[0], seats[1]) for phase, seats in taken.items()},
         reached_face_up=not game.position.hidden,
+        clocks_at_last_flip_ms=clocks,
+        face_up_plies=face_up_plies,
     )
 
 
@@ -98,6 +114,19 @@ class EngineMaterial(BaseModel):
     face_down: PhaseFigures
     face_up: PhaseFigures
     face_up_score: Record = Field(description="W-D-L (and void) of its face-up games.")
+    clock_at_last_flip: float | None = Field(
+        description="Mean seconds on its clock right after the last flip, over its face-up "
+        "games (null: none)."
+    )
+    opponent_clock_at_last_flip: float | None = Field(
+        description="The same for its opponents' clocks (null: none)."
+    )
+    face_up_plies: float | None = Field(
+        description="Mean plies played after the last flip, over its face-up games (null: none)."
+    )
+    face_up_endings: dict[str, int] = Field(
+        description="How its face-up games ended: the count of each reason code."
+    )
 
 
 class LeftOut(BaseModel):
@@ -131,6 +160,11 @@ class _Tally:
     lost: dict[Phase, list[float]] = field(default_factory=lambda: {p: [] for p in Phase})
     points: list[float | None] = field(default_factory=list)
     """Points of each face-up game (None: void)."""
+    clocks_ms: list[int] = field(default_factory=list)
+    opponent_clocks_ms: list[int] = field(default_factory=list)
+    face_up_plies: list[int] = field(default_factory=list)
+    endings: dict[str, int] = field(default_factory=dict)
+    """Of each face-up game: the clocks at the last flip, the plies after it, the reason."""
 
     def figures(self, phase: Phase) -> PhaseFigures:
         taken, lost = self.taken[phase], self.lost[phase]
@@ -151,6 +185,14 @@ class _Tally:
             net_error=error,
         )
 
+    def face_up_game(self, material: GameMaterial, seat: int, reason: Reason) -> None:
+        """Count a game that reached the face-up phase, the engine in ``seat``."""
+        if material.clocks_at_last_flip_ms is not None:
+            self.clocks_ms.append(material.clocks_at_last_flip_ms[seat])
+            self.opponent_clocks_ms.append(material.clocks_at_last_flip_ms[1 - seat])
+        self.face_up_plies.append(material.face_up_plies)
+        self.endings[reason.value] = self.endings.get(reason.value, 0) + 1
+
     def score(self) -> Record:
         return Record(
             wins=self.points.count(1.0),
@@ -158,6 +200,10 @@ class _Tally:
             losses=self.points.count(0.0),
             void=self.points.count(None),
         )
+
+
+def _mean_seconds(values_ms: Sequence[int]) -> float | None:
+    return statistics.fmean(values_ms) / 1000 if values_ms else None
 
 
 def material_by_phase(records: Sequence[GameRecord], folders: Sequence[Path]) -> MaterialByPhase:
@@ -181,6 +227,7 @@ def material_by_phase(records: Sequence[GameRecord], folders: Sequence[Path]) ->
                 tally.lost[phase].append(material.taken[phase][1 - seat])
             if material.reached_face_up:
                 tally.points.append(None if record.void else record.points(seat))
+                tally.face_up_game(material, seat, record.reason)
     engines = [
         EngineMaterial(
             name=name,
@@ -188,6 +235,10 @@ def material_by_phase(records: Sequence[GameRecord], folders: Sequence[Path]) ->
             face_down=tally.figures(Phase.FACE_DOWN),
             face_up=tally.figures(Phase.FACE_UP),
             face_up_score=tally.score(),
+            clock_at_last_flip=_mean_seconds(tally.clocks_ms),
+            opponent_clock_at_last_flip=_mean_seconds(tally.opponent_clocks_ms),
+            face_up_plies=statistics.fmean(tally.face_up_plies) if tally.face_up_plies else None,
+            face_up_endings=dict(sorted(tally.endings.items())),
         )
         for name, tally in tallies.items()
     ]
