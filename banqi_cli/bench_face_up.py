@@ -84,6 +84,14 @@ def bench_face_up_command(
                 f"the players are {', '.join(sorted(names))}"
             )
         )
+    if not reviewed:
+        output.fail(
+            InputError(
+                f"{engine} has no face-up move to review in {', '.join(map(str, folders))} "
+                "(no game of its reached the last flip with a choice left, or --stride skips "
+                "them all)"
+            )
+        )
     click.echo(
         f"face-up moves of {engine} in {games} games, every {stride}: "
         f"{seconds:g}s against {seconds * deep:g}s"

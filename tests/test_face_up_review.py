@@ -52,3 +52,9 @@ def test_the_command_prints_a_row_per_band_and_refuses_an_unknown_engine(tmp_pat
     missing = runner.invoke(cli, [*args, "--engine", "nobody"])
     assert missing.exit_code == 1
     assert "has a player named 'nobody'; the players are A, B" in missing.output
+    # the forum game never reached the face-up phase: nothing to review is an error, not a
+    # table of nothing
+    down = run_folder(tmp_path / "down", forum_game())
+    empty = runner.invoke(cli, ["bench", "face-up", str(down), "--engine", "A"])
+    assert empty.exit_code == 1
+    assert "A has no face-up move to review" in empty.output
