@@ -6,6 +6,7 @@ from pathlib import Path
 import click
 
 from banqi_common.errors import InputError
+from referee.reasons import Reason
 from tournaments.face_up_review import ReviewedMove, band_figures, engine_seat, review_record
 from tournaments.run_records import run_records
 
@@ -65,8 +66,8 @@ def bench_face_up_command(
     for item in found:
         names.update(player.name for player in item.record.players)
         seat = engine_seat(item.record, engine)
-        if seat is None or item.record.withheld:
-            continue
+        if seat is None or item.record.withheld or item.record.reason is Reason.FORFEIT:
+            continue  # not played, or its layout not known yet: nothing to replay
         games += 1
         for move in review_record(item.record, seat, seconds, deep, stride):
             reviewed.append(move)

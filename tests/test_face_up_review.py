@@ -4,10 +4,35 @@ and deep; on a hand-made game whose face-up plies are known."""
 from pathlib import Path
 
 from click.testing import CliRunner
-from test_phase_material import LAST_FLIP, MOVES, forum_game, known_game, run_folder
+from test_phase_material import LAST_FLIP, LAYOUT, MOVES, TIME, forum_game, known_game, run_folder
 
 from banqi_cli.main import cli
+from banqi_engine.layout import parse_layout
+from banqi_engine.rules import PRESETS
+from referee.deals import Deal, DealBookRef
+from referee.engine_spec import EngineSpec
+from referee.game_setup import GameSetup
+from referee.record import GameRecord
 from tournaments.face_up_review import band_figures, engine_seat, review_record
+from tournaments.failures import forfeit_record
+from tournaments.pairs import ScheduledGame
+
+
+def forfeited_game(game_id: str) -> GameRecord:
+    """The record of a game A and B never played: B forfeited it."""
+    players = (EngineSpec(name="A", command=("a",)), EngineSpec(name="B", command=("b",)))
+    setup = GameSetup(
+        game_id=game_id,
+        rules=PRESETS["olympiad"],
+        time_control=TIME,
+        players=players,
+        first=0,
+        seed=1,
+        deal="d2",
+    )
+    game = ScheduledGame(setup=setup, engines=(0, 1), pair_id="p2")
+    deal = Deal(parse_layout(LAYOUT), book=DealBookRef(sha256="0" * 64, entry=1))
+    return forfeit_record(game, {"B"}, deal)
 
 
 def test_only_the_engines_face_up_moves_are_reviewed() -> None:
@@ -39,13 +64,14 @@ def test_the_figures_are_by_pieces_left() -> None:
 
 
 def test_the_command_prints_a_row_per_band_and_refuses_an_unknown_engine(tmp_path: Path) -> None:
-    out = run_folder(tmp_path / "run", known_game(), forum_game())
+    out = run_folder(tmp_path / "run", known_game(), forum_game(), forfeited_game("g0004"))
     runner = CliRunner()
     args = ["bench", "face-up", str(out), "--seconds", "0.01", "--deep", "2", "--stride", "1"]
     result = runner.invoke(cli, [*args, "--engine", "A", "--moves"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert any(line.startswith("g0001 ply") for line in lines)
+    # the forfeited game, never played, is not counted
     assert "face-up moves of A in 2 games, every 1: 0.01s against 0.02s" in lines
     header = lines.index("pieces  positions  depth  deep depth  same move  played = deep")
     assert len(lines) > header + 1
