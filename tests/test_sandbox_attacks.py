@@ -6,9 +6,11 @@ achieved through its answer to ``name``, which the record keeps. Where it helps,
 attack is also shown to work without the sandbox, so the test can tell.
 """
 
+import contextlib
 import socket
 import sys
 import threading
+import uuid
 from pathlib import Path
 
 import pytest
@@ -155,7 +157,9 @@ def listening_ports():
 reached = []
 for port in sorted(listening_ports() | {__PORT__}):
     try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+            if port == __PORT__:
+                connection.sendall(b"__TOKEN__")
         reached.append(port)
     except OSError:
         pass
@@ -163,12 +167,19 @@ REPORT = f"seen:{len(listening_ports())},reached:{__PORT__ in reached}"
 """
 
 
+def dial(port: int, token: bytes) -> str:
+    """The attack: connect to every port seen, and bring ``token`` to ``port``."""
+    return DIAL.replace("__PORT__", str(port)).replace("__TOKEN__", token.decode())
+
+
 class Listener:
-    """A TCP listener on the host's loopback that counts the connections it accepts."""
+    """A TCP listener on the host's loopback that counts the connections that bring its
+    token: the engine's own, not those of other programs that happen on its port."""
 
     def __init__(self) -> None:
         self.socket = socket.create_server(("127.0.0.1", 0))
         self.port: int = self.socket.getsockname()[1]
+        self.token = uuid.uuid4().hex.encode()
         self.accepted = 0
         self.socket.settimeout(0.2)
         self.open = True
@@ -181,8 +192,17 @@ class Listener:
                 connection, _ = self.socket.accept()
             except OSError:
                 continue
-            self.accepted += 1
-            connection.close()
+            with connection:
+                connection.settimeout(2)
+                heard = b""
+                with contextlib.suppress(OSError):
+                    while len(heard) < len(self.token):
+                        chunk = connection.recv(len(self.token) - len(heard))
+                        if not chunk:
+                            break
+                        heard += chunk
+            if heard == self.token:
+                self.accepted += 1
 
     def close(self) -> None:
         self.open = False
@@ -193,7 +213,7 @@ class Listener:
 def test_an_engine_reaches_no_port_of_the_host_unless_given_the_network(work: Path) -> None:
     listener = Listener()
     try:
-        dialler = attacker(work, "dialler", DIAL.replace("__PORT__", str(listener.port)))
+        dialler = attacker(work, "dialler", dial(listener.port, listener.token))
         other = write_fake(work, "other", legal=True)
         out = match(work, command(dialler), command(other))
         assert reports(out, "dialler") == {"seen:0,reached:False"}
@@ -211,7 +231,7 @@ def test_an_engine_reaches_no_port_of_the_host_unless_given_the_network(work: Pa
 def test_an_engine_reaches_no_dask_scheduler(work: Path) -> None:
     """Under --cluster local:1 the scheduler and worker listen on the host's loopback."""
     pytest.importorskip("distributed")
-    dialler = attacker(work, "dialler", DIAL.replace("__PORT__", "1"))
+    dialler = attacker(work, "dialler", dial(1, b"none"))
     other = write_fake(work, "other", legal=True)
     out = match(work, command(dialler), command(other), extra=("--cluster", "local:1"))
     assert reports(out, "dialler") == {"seen:0,reached:False"}
