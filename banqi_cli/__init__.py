@@ -16,6 +16,8 @@ Nothing imports this package; it imports them all.
 - ``engine``: ``banqi engine`` and the ``banqi-engine`` executable.
 - ``match_command``: ``banqi match``.
 - ``match_lines``: the lines ``banqi match`` prints.
+- ``check_command``: ``banqi check``, the checklist of an engine before any match.
+- ``new_engine_command``: ``banqi new-engine``, a starter bot (``starters/``: Python, C++).
 - ``referee_commands``: ``banqi replay`` and ``banqi reasons``.
 - ``tournament_command``: ``banqi tournament``.
 - ``tournament_lines``: the lines ``banqi tournament`` prints.

@@ -10,11 +10,13 @@ from .bench_endgame import bench_endgame_command
 from .bench_face_up import bench_face_up_command
 from .bench_referee import bench_referee_command
 from .bench_strength import bench_strength_command
+from .check_command import check_command
 from .connect_command import connect_command
 from .deals_command import deals_command
 from .engine import engine_command
 from .gui_command import gui_command
 from .match_command import match_command
+from .new_engine_command import new_engine_command
 from .perft_commands import bench, perft_command
 from .phases_command import phases_command
 from .referee_commands import reasons_command, replay_command
@@ -50,6 +52,8 @@ bench.add_command(bench_strength_command)
 bench.add_command(bench_endgame_command)
 bench.add_command(bench_face_up_command)
 cli.add_command(match_command)
+cli.add_command(check_command)
+cli.add_command(new_engine_command)
 cli.add_command(replay_command)
 cli.add_command(reasons_command)
 cli.add_command(tournament_command)

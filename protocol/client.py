@@ -259,6 +259,18 @@ class EngineClient:
             await self.kill()
         return self.returncode
 
+    async def close_input(self, timeout: float) -> bool:
+        """Close the engine's stdin, as at the end of its input, and wait up to ``timeout``
+        seconds for it to exit; whether it did (it is not killed here)."""
+        self._protocol.close_stdin()
+        await self._wait_exit(timeout)
+        return self._protocol.exited.is_set()
+
+    async def wait_exit(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the engine to exit by itself; whether it did."""
+        await self._wait_exit(timeout)
+        return self._protocol.exited.is_set()
+
     async def kill(self) -> None:
         """Send SIGKILL to the engine's process group, reap the engine and close the pipes."""
         if self._closed:

@@ -24,6 +24,8 @@ The engines:
 - ``engine_spec``: how to start one engine: a command line, a working directory, an environment.
 - ``engine_start``: the engine factory: processes, sandboxed or not, by default.
 - ``engine_check``: each engine started and handshaken before a run's first game.
+- ``engine_checklist``: ``banqi check``'s checks: an engine driven through every command
+  and the hard cases, then a whole game, each check passed or failed with the lines.
 - ``sandbox``: what a sandboxed engine sees, as a ``bwrap`` or ``unshare`` command.
 - ``sandbox_view``: ``EngineView``, one sandboxed engine's world: what it sees, its room,
   its network.
