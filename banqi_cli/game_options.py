@@ -2,7 +2,7 @@
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 import click
 
@@ -69,6 +69,17 @@ TIME_OPTIONS = [
     ),
 ]
 """The clock's options, in ``--help`` order."""
+
+QUICK_TIME: Final = 10.0
+"""Seconds a side of a match given no ``--time``: a first match one can wait for (the
+platform's 900 s stays one flag away)."""
+
+
+def quick_time(command: click.Command) -> click.Command:
+    """``command`` with ``--time`` defaulting to :data:`QUICK_TIME` (its help says so)."""
+    (option,) = (param for param in command.params if param.name == "time_")
+    option.default = QUICK_TIME
+    return command
 
 
 def time_control_options(function: F) -> F:

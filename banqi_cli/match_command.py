@@ -19,6 +19,7 @@ from tournaments.run_access import default_folder
 
 from . import output
 from .engine_args import engine_pair_arguments
+from .game_options import quick_time
 from .live_line import Live, live_line
 from .match_lines import game_line, header, summary
 from .param_types import FiniteFloatRange, field_option, points_type
@@ -79,6 +80,7 @@ class MatchProgress:
             output.say(game_line(record, self.done, self.start.config.games) + self.start.status())
 
 
+@quick_time
 @click.command("match")
 @engine_pair_arguments("A", "B")
 @field_option("--games", model=MatchConfig, field="games", help=GAMES_HELP)
@@ -117,6 +119,9 @@ def match_command(
     **settings: int | float | bool | RuleSet | TimeControl | SandboxMode,
 ) -> None:
     """Play GAMES games between two DCTP engines; run it again to resume.
+
+    Without --time each side has 10 s a game (the platform's is --time 900); the header
+    says how long the match may take at most.
 
     Each engine is a command line, split like a shell does, optionally named:
     "alpha=./my_engine --depth 6" or "banqi-engine --level 1". Each engine is

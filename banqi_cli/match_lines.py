@@ -1,6 +1,7 @@
 """The lines ``banqi match`` prints: the header, a line per game, the summary."""
 
 from referee.record import GameRecord
+from referee.timecontrol import TimeControl
 from tournaments.from_records import head_to_head_from_records
 from tournaments.match_job import MatchOutcome, MatchStart
 from tournaments.match_score import MatchVerdict
@@ -9,6 +10,26 @@ from tournaments.reports import format_head_to_head
 from .fault_words import fault_suffix, faults_line
 from .output import seed_words
 from .words import counted
+
+
+def longest_words(games: int, at_once: int, clock: TimeControl) -> str:
+    """How long ``games`` games ``at_once`` may take at most: both clocks run out in each
+    (the thinking, not the engines' start; plus the increments, which depend on the plies)."""
+    rounds = -(-games // max(1, at_once))
+    seconds = rounds * 2 * (clock.time + clock.margin_ms / 1000)
+    plus = f", plus {clock.increment:g} s a move of increments" if clock.increment else ""
+    return (
+        f"at most {duration_words(seconds)}{plus}, if both clocks of {clock.time:g} s ran out "
+        f"in every game, {at_once} at once"
+    )
+
+
+def duration_words(seconds: float) -> str:
+    """``45 s``, ``7 min``, ``2 h 05 min``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def header(start: MatchStart, seed: int | None) -> list[str]:
@@ -21,6 +42,9 @@ def header(start: MatchStart, seed: int | None) -> list[str]:
         f"{seed_words(seed)}, {start.at_once}, records in {config.out}"
         + (f"; resuming with {counted(start.already, 'game')} done" if start.already else "")
     ]
+    lines.append(
+        longest_words(config.games - start.already, config.concurrency, config.time_control)
+    )
     if start.score is not None:
         lines.append(
             f"{start.score.describe()}: no new pair starts once an engine has "

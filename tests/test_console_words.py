@@ -2,9 +2,11 @@
 
 import pickle
 
+from banqi_cli.match_lines import duration_words, longest_words
 from banqi_cli.words import counted
 from banqi_common.short_text import ELLIPSIS, shortened
 from protocol.errors import FLUSH_HINT, EngineTimeoutError, Noise
+from referee.timecontrol import TimeControl
 
 
 def test_counts_are_singular_for_one() -> None:
@@ -35,3 +37,13 @@ def test_a_timeout_says_what_the_engine_printed_or_hints_at_flushing() -> None:
     assert Noise(1, "y" * 100).words().endswith(f"{ELLIPSIS}{'y' * 24}'")
     again = pickle.loads(pickle.dumps(chatty))
     assert (str(again), again.noise) == (str(chatty), chatty.noise)
+
+
+def test_a_match_header_says_how_long_it_may_take_at_most() -> None:
+    clock = TimeControl(time=900, increment=1)
+    words = longest_words(10, 4, clock)  # three rounds of games
+    assert words.startswith("at most 1 h 30 min, plus 1 s a move of increments")
+    assert longest_words(1, 1, TimeControl(time=60, margin_ms=0)) == (
+        "at most 2 min, if both clocks of 60 s ran out in every game, 1 at once"
+    )
+    assert duration_words(45) == "45 s" and duration_words(7 * 60) == "7 min"

@@ -89,14 +89,16 @@ def test_a_match_prints_a_line_per_game_and_a_summary(tmp_path: Path, fakes: lis
     status, out, err = finish(good)
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith(f"match: {a} vs {b}, 2 games, rules casual, time 900s+0s, seed 3")
-    assert lines[1].startswith(f"[1/2] g0001  {a} ")
-    assert lines[2].startswith(f"[2/2] g0002  {a} ")
-    assert lines[3].startswith(f"Score of {a} vs {b}: ")
-    assert lines[4].startswith(f"  {a}: ")
-    assert lines[5].startswith(f"  {b}: ")
-    assert lines[6].startswith(f"  {a} vs {b}: 2 games, W-D-L ")
-    assert len(lines) == 7
+    # no --time: the match's own short default, and how long it may take at most
+    assert lines[0].startswith(f"match: {a} vs {b}, 2 games, rules casual, time 10s+0s, seed 3")
+    assert lines[1] == "at most 41 s, if both clocks of 10 s ran out in every game, 1 at once"
+    assert lines[2].startswith(f"[1/2] g0001  {a} ")
+    assert lines[3].startswith(f"[2/2] g0002  {a} ")
+    assert lines[4].startswith(f"Score of {a} vs {b}: ")
+    assert lines[5].startswith(f"  {a}: ")
+    assert lines[6].startswith(f"  {b}: ")
+    assert lines[7].startswith(f"  {a} vs {b}: 2 games, W-D-L ")
+    assert len(lines) == 8
     for game_id in ("g0001", "g0002"):
         record = read_record(record_path(out_good, game_id))
         assert not record.reason.is_fault
