@@ -1,7 +1,7 @@
 """banqi's Python API: what a script needs to play Chinese Dark Chess engines, with no
 DCTP and no asyncio to learn (see ``docs/api.md``). It re-exports the game itself
 (``Game``, ``Position``, ``parse_position``, ``RuleSet``, ``rule_set``), the record
-(``GameRecord``, ``read_record``) and the error root ``BanqiError``.
+(``GameRecord``, ``read_record``), the error root ``BanqiError`` and ``__version__``.
 
 - ``simple_engine``: ``Engine``, a DCTP engine driven from plain code (``Engine.popen(command)``,
   or ``Engine.builtin(level)`` in this process), whose ``play`` returns a ``PlayResult``.
@@ -17,6 +17,7 @@ DCTP and no asyncio to learn (see ``docs/api.md``). It re-exports the game itsel
 """
 
 from banqi_common.errors import BanqiError
+from banqi_common.version import VERSION as __version__
 from banqi_engine.game import Game
 from banqi_engine.position import Position, parse_position
 from banqi_engine.rules import RuleSet
@@ -38,6 +39,7 @@ __all__ = [
     "PlayResult",
     "Position",
     "RuleSet",
+    "__version__",
     "deal",
     "parse_position",
     "play_game",

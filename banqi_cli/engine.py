@@ -12,7 +12,7 @@ import click
 from banqi_engine.eval_params import DEFAULT_PARAMS, EvalParams, ParamsError, params_with
 from banqi_engine.players import MAX_LEVEL, make_player
 from banqi_engine.rules import RuleSet
-from protocol.engine_loop import DctpEngine, run_engine
+from protocol.engine_loop import ENGINE_VERSION, DctpEngine, run_engine
 from tournaments.tune import ParamFileError, read_param_values
 
 from .game_options import rules_option
@@ -57,6 +57,16 @@ def engine_params(params_file: Path | None, assignments: Sequence[str]) -> EvalP
         raise click.BadParameter(str(error), param_hint="'--param'") from None
 
 
+ENGINE_EXAMPLES = """
+Examples:
+
+\b
+  banqi-engine                         # what GUIs and arenas start: level 3, Olympiad rules
+  banqi-engine --level 1 --log e.log   # then type DCTP commands: 1 name, 12 genmove unknown
+  banqi-engine --rules hong-kong --param mobility_weight=0.2
+"""
+
+
 def serve_stdio(
     rules: RuleSet, level: int, seed: int | None, params: EvalParams = DEFAULT_PARAMS
 ) -> int:
@@ -78,7 +88,10 @@ def serve_stdio(
     return status
 
 
-@click.command("engine")
+@click.command(
+    "engine", context_settings={"help_option_names": ["-h", "--help"]}, epilog=ENGINE_EXAMPLES
+)
+@click.version_option(ENGINE_VERSION, prog_name="banqi-engine")
 @rules_option
 @click.option(
     "--level",

@@ -35,18 +35,28 @@ def engine_spec(text: str) -> EngineSpec:
         raise click.ClickException(f"engine name {name!r}: {reason}") from None
 
 
+def distinct_specs(texts: Sequence[str]) -> list[EngineSpec]:
+    """Engines from ``[NAME=]COMMAND`` texts; unnamed engines of one name are told apart as
+    ``NAME #1``, ``NAME #2``; two given the same name are an error."""
+    specs = [engine_spec(text) for text in texts]
+    named = [spec.name for spec, text in zip(specs, texts, strict=True) if ENGINE_NAME.match(text)]
+    for name in named:
+        if named.count(name) > 1:
+            which = "both" if len(texts) == 2 else "two"
+            raise click.ClickException(f"{which} engines are named {name!r}")
+    for name in {spec.name for spec in specs}:
+        same = [index for index, spec in enumerate(specs) if spec.name == name]
+        if len(same) > 1:
+            base = name[: NAME_LIMIT - 4].rstrip()
+            for number, index in enumerate(same, 1):
+                specs[index] = specs[index].model_copy(update={"name": f"{base} #{number}"})
+    return specs
+
+
 def engine_specs(engine_a: str, engine_b: str) -> tuple[EngineSpec, EngineSpec]:
-    """The two engines of a match or an SPRT; two unnamed engines of one name are told apart
-    as ``NAME #1`` and ``NAME #2``."""
-    specs = [engine_spec(engine_a), engine_spec(engine_b)]
-    if specs[0].name == specs[1].name:
-        if ENGINE_NAME.match(engine_a) and ENGINE_NAME.match(engine_b):
-            raise click.ClickException(f"both engines are named {specs[0].name!r}")
-        base = specs[0].name[: NAME_LIMIT - 3].rstrip()
-        specs = [
-            spec.model_copy(update={"name": f"{base} #{n}"}) for n, spec in enumerate(specs, 1)
-        ]
-    return specs[0], specs[1]
+    """The two engines of a match or an SPRT (``distinct_specs``)."""
+    first, second = distinct_specs([engine_a, engine_b])
+    return first, second
 
 
 def limits_from(assignments: tuple[str, ...]) -> EngineLimits | None:

@@ -2,6 +2,7 @@
 and extendable with more rounds."""
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +10,6 @@ import click
 
 from banqi_common.errors import InputError
 from banqi_engine.errors import RulesInputError
-from referee.engine_spec import split_command
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
 from tournaments.config import (
@@ -30,7 +30,7 @@ from tournaments.tournament_job import (
 )
 
 from . import output
-from .engine_args import CWD_HELP, check_names, rooms_from
+from .engine_args import CWD_HELP, check_names, distinct_specs, rooms_from
 from .live_line import Live, live_line
 from .param_types import choice_option, field_option
 from .run_options import (
@@ -48,22 +48,26 @@ DEMO_DEFAULTS: dict[str, Any] = {
     "concurrency": max(1, min(4, os.cpu_count() or 1)),
 }
 """The demo's own defaults (any flag given still wins): short games, one per core."""
+CONFIG_SUFFIXES = (".toml",)
+"""An argument with this ending is the config file; any other is an engine."""
 
 
-def _engines_from_flags(values: tuple[str, ...]) -> list[dict[str, Any]]:
-    engines = []
-    for value in values:
-        name, sep, command = value.partition("=")
-        if not sep or not name.strip() or not command.strip():
+def _engines_from_texts(values: Sequence[str]) -> list[dict[str, Any]]:
+    return [{"name": spec.name, "command": list(spec.command)} for spec in distinct_specs(values)]
+
+
+def _split_items(items: tuple[str, ...]) -> tuple[Path | None, list[str]]:
+    """The config file among the arguments (a ``.toml`` name), and the engines."""
+    configs = [item for item in items if Path(item).suffix.lower() in CONFIG_SUFFIXES]
+    if len(configs) > 1:
+        raise click.UsageError(f"one CONFIG at most, got {', '.join(configs)}")
+    for config in configs:
+        if not Path(config).is_file():
             raise click.BadParameter(
-                f"{value!r}: expected NAME=COMMAND, e.g. alpha='./alpha --depth 4'",
-                param_hint="--engine",
+                f"file {config!r} does not exist", param_hint="'[CONFIG.toml]'"
             )
-        try:
-            engines.append({"name": name.strip(), "command": split_command(command)})
-        except InputError as error:
-            raise click.BadParameter(str(error), param_hint="--engine") from None
-    return engines
+    engines = [item for item in items if item not in configs]
+    return (Path(configs[0]) if configs else None), engines
 
 
 def _from_command_line(ctx: click.Context, name: str) -> bool:
@@ -104,13 +108,13 @@ def _build_config(
     }
     if config_file is not None:
         if engine:
-            raise click.UsageError("give engines either in CONFIG or with --engine, not both")
+            raise click.UsageError("give engines either in CONFIG or on the command line, not both")
         base = load_config(config_file)
         data: dict[str, Any] = base.model_dump()
     elif engine:
-        data = {**flags, "engines": _engines_from_flags(engine)}
+        data = {**flags, "engines": _engines_from_texts(engine)}
         if len(data["engines"]) < 2:
-            raise click.UsageError("a tournament needs at least two engines (--engine twice)")
+            raise click.UsageError("a tournament needs at least two engines")
     else:
         data = {**flags, **DEMO_DEFAULTS, "engines": [e.model_dump() for e in demo_engines()]}
     data.update(given)
@@ -156,17 +160,13 @@ class TournamentProgress:
 
 
 @click.command("tournament")
-@click.argument(
-    "config_file",
-    metavar="[CONFIG.toml]",
-    required=False,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-)
+@click.argument("items", metavar="[CONFIG.toml] [[NAME=]COMMAND]...", nargs=-1)
 @click.option(
     "--engine",
     multiple=True,
-    metavar="NAME=COMMAND",
-    help="An engine (repeat). Without engines or CONFIG: the built-in demo field.",
+    metavar="[NAME=]COMMAND",
+    help="An engine (repeat), as the arguments give them. Without engines or CONFIG: the "
+    "built-in demo field.",
 )
 @click.option("--cwd", multiple=True, metavar="NAME=DIR", help=CWD_HELP)
 @field_option(
@@ -201,7 +201,7 @@ class TournamentProgress:
 def tournament_command(
     ctx: click.Context,
     /,
-    config_file: Path | None,
+    items: tuple[str, ...],
     engine: tuple[str, ...],
     format_: str,
     seed: int | None,
@@ -214,17 +214,19 @@ def tournament_command(
 ) -> None:
     """Run a round-robin or a gauntlet between DCTP engines; run it again to resume.
 
-    Engines come from CONFIG.toml or --engine NAME=COMMAND; with neither, a demo
+    Engines come from CONFIG.toml or the arguments ([NAME=]COMMAND, or --engine); with
+    neither, a demo
     between our engine's levels and a random player, at 10 s per side unless
     --time says otherwise. Standings (Elo with 95% error margins, crosstable,
     paired statistics) are printed at the end and written to the run folder
     with every game's record.
     """
+    config_file, given = _split_items(items)
     try:
         config = _build_config(
             ctx,
             config_file,
-            engine,
+            (*given, *engine),
             **flags,
             format=TournamentFormat(format_),
             seed=seed,

@@ -194,7 +194,7 @@ def test_a_time_flag_overrides_only_its_own_field_of_the_file(
 
 def test_engine_flags(tmp_path: Path, captured: Captured) -> None:
     code, output = invoke(
-        tmp_path, "--engine", "a=./a --hash 64", "--engine", " b = 'my b' ", "--seed", "3"
+        tmp_path, "--engine", "a=./a --hash 64", "--engine", "b='my b'", "--seed", "3"
     )
     assert code == 0, output
     (config,) = captured.configs
@@ -208,12 +208,12 @@ def test_engine_flags(tmp_path: Path, captured: Captured) -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["--engine", "alpha", "--engine", "b=b"], "'alpha': expected NAME=COMMAND"),
-        (["--engine", "=x", "--engine", "b=b"], "expected NAME=COMMAND"),
-        (["--engine", "a=", "--engine", "b=b"], "expected NAME=COMMAND"),
         (["--engine", "a=x 'y", "--engine", "b=b"], "does not parse"),
         (["--engine", "a=x"], "at least two engines"),
-        (["--engine", "a=x", "--engine", "a=y"], "engine names must differ"),
+        (["a=x"], "at least two engines"),
+        (["--engine", "a=x", "--engine", "a=y"], "both engines are named 'a'"),
+        (["a=x", "b=y", "a=z"], "two engines are named 'a'"),
+        (["a.toml", "b.toml"], "one CONFIG at most"),
     ],
 )
 def test_bad_engine_flags_are_usage_errors(
@@ -223,6 +223,20 @@ def test_bad_engine_flags_are_usage_errors(
     assert code != 0
     assert expected in output
     assert captured.configs == []
+
+
+def test_engines_are_given_as_arguments_or_flags_named_or_not(
+    tmp_path: Path, captured: Captured
+) -> None:
+    """One form everywhere: ``[NAME=]COMMAND``, as arguments or with ``--engine``."""
+    code, output = invoke(tmp_path, "./alpha --depth 4", "b=./beta", "--engine", "./alpha")
+    assert code == 0, output
+    (config,) = captured.configs
+    assert [(e.name, e.command) for e in config.engines] == [
+        ("alpha --depth 4", ("./alpha", "--depth", "4")),
+        ("b", ("./beta",)),
+        ("alpha", ("./alpha",)),
+    ]
 
 
 def test_bad_file_is_an_error_without_traceback(tmp_path: Path, captured: Captured) -> None:
