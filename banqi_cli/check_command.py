@@ -22,16 +22,6 @@ from . import output
 from .engine_args import engine_spec
 from .param_types import FiniteFloatRange, choice_option
 
-EXAMPLES = """
-Examples:
-
-\b
-  banqi check ./my_bot                 # a program by path
-  banqi check "python3 bot.py"         # an interpreter and a script
-  banqi check mine="./bot --depth 4"   # named, with arguments
-  banqi check ./my_bot --time 30 --json
-"""
-
 
 def result_lines(result: CheckResult) -> list[str]:
     """A check's line, and for a failure the lines sent and received and the fix."""
@@ -59,7 +49,7 @@ def summary_line(results: list[CheckResult]) -> str:
     return words
 
 
-@click.command(name="check", epilog=EXAMPLES)
+@click.command(name="check")
 @click.argument("engine", metavar="[NAME=]ENGINE_CMD")
 @click.option(
     "--time",

@@ -66,8 +66,6 @@ def connect_command(
     """Play a remote entrant of an arena: connect to URL (ws://HOST:PORT/arena, or wss://
     with TLS) with the entrant's token and relay ENGINE, started afresh for every game,
     until the tournament ends. Reconnects by itself after a dropped connection.
-
-    Example: banqi connect ws://arena.example:8765/arena --token TOKEN -- ./my_engine
     """
     if not url.startswith(("ws://", "wss://")):
         raise click.BadParameter("must start with ws:// or wss://", param_hint="'URL'")

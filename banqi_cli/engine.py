@@ -15,6 +15,7 @@ from banqi_engine.rules import RuleSet
 from protocol.engine_loop import ENGINE_VERSION, DctpEngine, run_engine
 from tournaments.tune import ParamFileError, read_param_values
 
+from .examples import epilog
 from .game_options import rules_option
 from .param_types import path_option
 
@@ -57,16 +58,6 @@ def engine_params(params_file: Path | None, assignments: Sequence[str]) -> EvalP
         raise click.BadParameter(str(error), param_hint="'--param'") from None
 
 
-ENGINE_EXAMPLES = """
-Examples:
-
-\b
-  banqi-engine                         # what GUIs and arenas start: level 3, Olympiad rules
-  banqi-engine --level 1 --log e.log   # then type DCTP commands: 1 name, 12 genmove unknown
-  banqi-engine --rules hong-kong --param mobility_weight=0.2
-"""
-
-
 def serve_stdio(
     rules: RuleSet, level: int, seed: int | None, params: EvalParams = DEFAULT_PARAMS
 ) -> int:
@@ -89,7 +80,7 @@ def serve_stdio(
 
 
 @click.command(
-    "engine", context_settings={"help_option_names": ["-h", "--help"]}, epilog=ENGINE_EXAMPLES
+    "engine", context_settings={"help_option_names": ["-h", "--help"]}, epilog=epilog("engine")
 )
 @click.version_option(ENGINE_VERSION, prog_name="banqi-engine")
 @rules_option

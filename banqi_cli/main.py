@@ -14,6 +14,7 @@ from .check_command import check_command
 from .connect_command import connect_command
 from .deals_command import deals_command
 from .engine import engine_command
+from .examples import add_examples
 from .gui_command import gui_command
 from .match_command import match_command
 from .new_engine_command import new_engine_command
@@ -64,3 +65,4 @@ cli.add_command(tune_command)
 cli.add_command(phases_command)
 cli.add_command(serve_command)
 cli.add_command(connect_command)
+add_examples(cli)

@@ -70,17 +70,7 @@ def write_starter(folder: Path, lang: str) -> list[Path]:
     return [source, readme]
 
 
-EXAMPLES = """
-Examples:
-
-\b
-  banqi new-engine my_bot                # Python: my_bot/bot.py and README.md
-  banqi new-engine my_bot --lang cpp     # C++: my_bot/bot.cpp; build with g++
-  cd my_bot && banqi check ./bot.py
-"""
-
-
-@click.command(name="new-engine", epilog=EXAMPLES)
+@click.command(name="new-engine")
 @click.argument("folder", metavar="DIR", type=click.Path(path_type=Path))
 @click.option(
     "--lang",

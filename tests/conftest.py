@@ -13,6 +13,7 @@ CLOCK_FREE_FILES = frozenset(
     {
         "test_cli_ctrl_c.py",
         "test_cli_defaults.py",
+        "test_cli_help.py",
         "test_cli_inputs.py",
         "test_cli_positions.py",
         "test_cluster_records.py",
