@@ -9,6 +9,7 @@ Nothing imports this package; it imports them all.
 - ``live_line``: the live line of the games in progress, redrawn in place on a terminal.
 - ``fault_words``: an engine's fault on a game's line, and the faults by kind in a summary.
 - ``words``: counts in words (``1 game``, ``2 games``).
+- ``examples``: the examples at the end of every command's ``--help``.
 - ``param_types``: argument and option types (a rule set, a finite float, a position, ...).
 - ``game_options``: ``--rules`` and the clock options.
 - ``run_options``: a run's seed, traffic log, sandbox, key, deal book and cluster options.
