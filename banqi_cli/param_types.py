@@ -51,17 +51,22 @@ POSITION_LIKE = re.compile(r"-[-A-Za-z]*[/\s]")
 (``-M-P/GX-c/...``): dashes and letters up to a ``/`` or a space, which no option has."""
 
 
+NEGATIVE = re.compile(r"^-[0-9]+$")
+
+
 class PositionCommand(click.Command):
     """A command taking a position string, which may start with ``-`` (an empty square)
-    with no ``--`` before it.
+    with no ``--`` before it, and numbers, which may be negative (to be refused by their
+    range, not read as an unknown option).
 
     Such an argument is given to click with a leading space, so that it is never read as
-    options; the position parser ignores the space.
+    options; the position parser and int() ignore the space.
     """
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         return super().parse_args(
-            ctx, [f" {arg}" if POSITION_LIKE.match(arg) else arg for arg in args]
+            ctx,
+            [f" {arg}" if POSITION_LIKE.match(arg) or NEGATIVE.match(arg) else arg for arg in args],
         )
 
 

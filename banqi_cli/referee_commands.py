@@ -44,6 +44,15 @@ class UnreadableRecord(click.ClickException):
     exit_code = 2
 
 
+def _folder_words(folder: Path) -> str:
+    """Why a folder is not a record, and which records it holds."""
+    records = sorted(folder.glob("games/*.json")) or sorted(folder.glob("*.json"))
+    if not records:
+        return f"{folder} is a folder, not a record file, and holds no JSON record"
+    more = f" (and {len(records) - 1} more)" if len(records) > 1 else ""
+    return f"{folder} is a folder, not a record file: give one, e.g. {records[0]}{more}"
+
+
 def _print_report(report: ReplayReport, recorded: str, mac: str, mac_ok: bool) -> None:
     if report.withheld:
         click.echo(
@@ -76,7 +85,7 @@ def _print_report(report: ReplayReport, recorded: str, mac: str, mac_ok: bool) -
 
 
 @click.command("replay")
-@click.argument("record", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("record", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--rules",
     type=rules_type(),
@@ -115,9 +124,11 @@ def replay_command(
     """
     if skip_mac and key_file is not None:
         raise click.UsageError("--skip-mac and --key-file do not go together")
+    if record.is_dir():
+        raise UnreadableRecord(_folder_words(record))
     try:
         content = read_record_text(record)
-        if content.lstrip().startswith("{"):
+        if record.suffix.lower() == ".json" or content.lstrip().startswith("{"):
             game = parse_json_record(content, record)
             report = replay_game_record(game, rules)
             recorded = f"{game.result} ({game.reason.value}) after {game.end_ply} plies"

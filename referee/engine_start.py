@@ -71,13 +71,28 @@ def _reason(error: BaseException | None) -> str:
     return str(error)
 
 
+def _not_runnable(program: str) -> str:
+    """Why a program given by path cannot run, and what would."""
+    if not os.path.exists(program):
+        return "no such file"
+    if os.path.isdir(program):
+        return "it is a folder, not a program: give the engine's executable inside it"
+    if program.endswith(".py"):
+        script = os.path.basename(program)
+        return (
+            "not an executable file (chmod +x it and begin it with '#!/usr/bin/env python3', "
+            f"or give 'python3 {script}')"
+        )
+    return "not an executable file (chmod +x it, or give the interpreter before it)"
+
+
 def _check_program(spec: EngineSpec, program: str, env: dict[str, str]) -> None:
     """Refuse a program (``program``: the spec's, resolved) that cannot run before a sandbox
     hides why."""
     given = list(spec.command)
     if "/" in program:
         if not os.path.isfile(program) or not os.access(program, os.X_OK):
-            why = "no such file" if not os.path.exists(program) else "not an executable file"
+            why = _not_runnable(program)
             raise EngineStartError(spec.name, f"cannot start {given!r}: {why}")
     elif shutil.which(program, path=env.get("PATH", os.defpath)) is None:
         raise EngineStartError(spec.name, f"cannot start {given!r}: {program!r} is not on the PATH")
