@@ -23,7 +23,7 @@ from referee.game_runner import play_game as referee_play_game
 from referee.game_setup import DEFAULT_STALL_TIMEOUT, GameSetup, game_setup
 from referee.record import GameRecord
 from referee.sandbox import INSTALL_HINT, Isolation, SandboxMode
-from referee.storage import save_game
+from referee.storage import record_path, save_game
 from referee.timecontrol import TimeControl
 from tournaments.run_access import RUNS_FOLDER, RunAccess
 
@@ -92,13 +92,19 @@ def play_game(
     ``time`` seconds plus ``increment`` a move, and at most ``move_time`` for one move.
     The layout is the one ``deal(seed, key=key)`` gives (a fresh seed when None; the record
     has it). With ``out`` (a folder), the record is saved there as ``banqi match`` saves
-    it: ``games/<game_id>.json`` and ``.txt`` (and the DCTP traffic with ``log_traffic``).
+    it: ``games/<game_id>.json`` and ``.txt`` (and the DCTP traffic with ``log_traffic``);
+    ArgumentError, before any game, if that record exists already.
     """
     chosen = new_seed() if seed is None else seed
     secret = _secret(chosen, key)
     clock = time_control(time, increment, move_time)
     setup = _setup(engine_a, engine_b, rules, clock, chosen, first, stall_timeout, game_id)
     folder = None if out is None else Path(out)
+    if folder is not None and record_path(folder, setup.game_id).exists():
+        raise ArgumentError(
+            f"out: {record_path(folder, setup.game_id)} exists already; a record is never "
+            "overwritten: give another game_id or another out folder"
+        )
     factory = _engines(sandbox, folder)
     loop = BackgroundLoop("banqi play_game")
     try:

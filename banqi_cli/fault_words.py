@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Final
 
-from banqi_common.short_text import shortened
+from banqi_common.short_text import end_kept, shortened
 from referee.reasons import Reason
 from referee.record import GameRecord
 
@@ -14,6 +14,8 @@ FAULT_WIDTH: Final = 120
 """Longest fault words on a game line, in characters (the middle of longer ones is cut)."""
 
 _ENGINE_PREFIX: Final = re.compile(r"engine '[^']*': ")
+STDERR_ENDS: Final = "(stderr ends: "
+"""Where a crash's words quote the end of the engine's stderr, which is kept whole."""
 """How an engine error names its engine, which the line already does."""
 
 
@@ -26,6 +28,16 @@ def _who(record: GameRecord) -> str:
     return f"{loser.name} ({loser.colour})" if loser.colour else loser.name
 
 
+def shortened_detail(detail: str) -> str:
+    """The detail within ``FAULT_WIDTH``: the middle cut, but for a crash's stderr, whose end
+    (a traceback's last lines) is kept and whose start is cut."""
+    head, found, stderr = detail.partition(STDERR_ENDS)
+    if not found:
+        return shortened(detail, FAULT_WIDTH)
+    head = f"{shortened(head, FAULT_WIDTH // 3)} {found}"
+    return head + end_kept(stderr, max(FAULT_WIDTH - len(head), 20))
+
+
 def fault_words(record: GameRecord) -> str:
     """``FAULT mybot (black): genmove answer 'd7-d7': expected two squares …`` for a game an
     engine failed, its record's detail on one line, shortened; the detail alone (``mybot
@@ -33,7 +45,7 @@ def fault_words(record: GameRecord) -> str:
     came late, which is no engine fault; empty for any other."""
     if not record.detail:
         return ""
-    detail = f"{_who(record)}: {shortened(_ENGINE_PREFIX.sub('', record.detail), FAULT_WIDTH)}"
+    detail = f"{_who(record)}: {shortened_detail(_ENGINE_PREFIX.sub('', record.detail))}"
     if record.loser_failed or record.void:
         return f"FAULT {detail}"
     return detail if record.reason is Reason.TIME_FORFEIT else ""

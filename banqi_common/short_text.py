@@ -25,3 +25,12 @@ def shortened(text: str, width: int) -> str:
     keep = max(width - len(ELLIPSIS), 2)
     head = keep * 2 // 5
     return flat[:head].rstrip() + ELLIPSIS + flat[len(flat) - (keep - head) :].lstrip()
+
+
+def end_kept(text: str, width: int) -> str:
+    """``text`` on one line, at most ``width`` characters: when it is longer, its start is
+    cut (``…``) and its end kept whole (the last lines of a crashed engine's stderr)."""
+    flat = one_line(text)
+    if len(flat) <= width:
+        return flat
+    return ELLIPSIS + flat[len(flat) - max(width - len(ELLIPSIS), 1) :].lstrip()

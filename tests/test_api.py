@@ -256,6 +256,10 @@ def test_play_game_with_a_seed_is_reproducible_and_complete(tmp_path: Path) -> N
     assert (tmp_path / "0" / "games" / "game-42.json").is_file()
     assert (tmp_path / "0" / "games" / "game-42.txt").is_file()
     assert banqi.deal(43) != banqi.deal(42)
+    kept = (tmp_path / "0" / "games" / "game-42.json").read_bytes()
+    with pytest.raises(ArgumentError, match=r"game-42\.json exists already"):
+        banqi.play_game(greedy, greedy, time=20, seed=42, sandbox="off", out=tmp_path / "0")
+    assert (tmp_path / "0" / "games" / "game-42.json").read_bytes() == kept
 
 
 def test_run_match_plays_paired_games_saves_them_and_resumes(tmp_path: Path) -> None:

@@ -2,9 +2,10 @@
 
 import pickle
 
+from banqi_cli.fault_words import FAULT_WIDTH, shortened_detail
 from banqi_cli.match_lines import duration_words, longest_words
 from banqi_cli.words import counted
-from banqi_common.short_text import ELLIPSIS, shortened
+from banqi_common.short_text import ELLIPSIS, end_kept, shortened
 from protocol.errors import FLUSH_HINT, EngineTimeoutError, Noise
 from referee.timecontrol import TimeControl
 
@@ -47,3 +48,15 @@ def test_a_match_header_says_how_long_it_may_take_at_most() -> None:
         "at most 2 min, if both clocks of 60 s ran out in every game, 1 at once"
     )
     assert duration_words(45) == "45 s" and duration_words(7 * 60) == "7 min"
+
+
+def test_a_crash_keeps_the_end_of_its_stderr_whole() -> None:
+    trace = " | ".join(f'File "bot.py", line {n}, in step' for n in range(30))
+    detail = f"the process exited with return code 1 (stderr ends: {trace} | KeyError: 'a9')"
+    words = shortened_detail(detail)
+    assert len(words) <= FAULT_WIDTH
+    assert words.startswith("the process exited with return code 1 (stderr ends: …")
+    assert words.endswith("line 29, in step | KeyError: 'a9')")
+    assert end_kept("abcdef", 4) == "…def" and end_kept("abc", 4) == "abc"
+    other = "genmove answer " + "x" * 300
+    assert ELLIPSIS in shortened_detail(other) and shortened_detail(other).startswith("genmove")
