@@ -4,7 +4,9 @@ extensions, in every install (``pip install .`` and ``pip install -e .`` alike).
 The core's modules are listed once, in ``banqi_engine/core_modules.py`` (run here by
 path: the package is not imported). The C files are written under the build's temporary
 folder, never beside the sources nor into a wheel. Each build starts from empty build
-folders and regenerates and recompiles everything. After a successful build a stamp
+folders and regenerates and recompiles everything, but for an editable install whose
+extensions already match their sources and this file (``pip install -e '.[extra]'``
+after ``pip install -e .``: nothing to compile again). After a successful build a stamp
 (the Cython version, each source's sha256) goes beside the extensions, so the package
 can tell at import whether they still match their sources. Where Cython or the C
 compiler fails (no compiler at all, say), the install still succeeds, pure Python, with
@@ -68,6 +70,9 @@ class CoreBuildExt(build_ext):
             self.parallel = os.cpu_count() or 1
 
     def run(self) -> None:
+        if self._in_place_core_current():
+            self.announce("the compiled core matches its sources: not rebuilt", level=2)
+            return
         try:
             from Cython import __version__ as cython_version
             from Cython.Build import cythonize
@@ -99,6 +104,33 @@ class CoreBuildExt(build_ext):
         if self.inplace:
             dirs.append(Path(self.get_finalized_command("build_py").get_package_dir(PACKAGE)))
         return dirs
+
+    def _in_place_core_current(self) -> bool:
+        """Whether an editable build's extensions beside the sources are those of these
+        sources (their stamp: the Cython version and every source's digest) and of this
+        build file, so that ``pip install -e '.[extra]'`` does not compile them again."""
+        if not self.inplace:
+            return False
+        try:
+            from Cython import __version__ as cython_version
+        except ImportError:
+            return False
+        folder = Path(self.get_finalized_command("build_py").get_package_dir(PACKAGE))
+        stamp_file = folder / CORE["STAMP_FILE"]
+        try:
+            stamp = json.loads(stamp_file.read_text())
+        except (OSError, ValueError):
+            return False
+        current = asdict(CORE["CoreStamp"](cython_version, CORE["source_digests"](Path(PACKAGE))))
+        built = [
+            folder / self.get_ext_filename(ext.name.rpartition(".")[2]) for ext in self.extensions
+        ]
+        newest_rule = Path(__file__).stat().st_mtime
+        return (
+            stamp == current
+            and all(path.is_file() for path in built)
+            and stamp_file.stat().st_mtime >= newest_rule
+        )
 
     def _write_stamps(self, cython_version: str) -> None:
         stamp = CORE["CoreStamp"](cython_version, CORE["source_digests"](Path(PACKAGE)))

@@ -3,11 +3,11 @@
 While another game of its deal has not ended, a game's record must not show the layout:
 ``withhold`` drops the deal secret and the layout, writes every flip as ``b6(?)`` and every
 move onto a face-down piece as ``a2-a3(?)`` (whether it took the piece is withheld too, as
-it tells something of the piece), and cuts
-an illegal move's ``detail`` to the move (the referee's words on why it was illegal may
-name a face-up piece). ``complete`` puts everything back from the deal: the shuffle of its
-secret, or its deal book entry. Either one is a record of other content, without the MAC
-the record had (``referee.macs``): its writer MACs it again.
+it tells something of the piece), and cuts an illegal move's ``detail`` to the move once a
+piece has been turned up (the referee's words on why it was illegal may name a face-up
+piece; before any, they name none). ``complete`` puts everything back from the deal: the
+shuffle of its secret, or its deal book entry. Either one is a record of other content,
+without the MAC the record had (``referee.macs``): its writer MACs it again.
 """
 
 from typing import Final
@@ -33,7 +33,7 @@ DETAIL_WITHHELD: Final = "why it was illegal is withheld with the layout"
 def withhold(record: GameRecord) -> GameRecord:
     """``record`` as it may be written while another game of its deal has not ended."""
     detail = record.detail
-    if record.reason is Reason.ILLEGAL_MOVE:
+    if record.reason is Reason.ILLEGAL_MOVE and any(_turns_up(ply.move) for ply in record.plies):
         detail = f"{detail.partition(': ')[0]}: {DETAIL_WITHHELD}"
     plies = [_with_move(ply, _hide(ply.move)) for ply in record.plies]
     return GameRecord(
@@ -72,6 +72,13 @@ def complete(record: GameRecord, deal: Deal | str, detail: str | None = None) ->
 
 def _with_move(ply: PlyRecord, move: str) -> PlyRecord:
     return ply.model_copy(update={"move": move})
+
+
+def _turns_up(move: str) -> bool:
+    """Whether a ply turned a piece up (a flip, a move onto a face-down piece): until one
+    has, the referee's words on an illegal move can name no piece, and are kept."""
+    ply = parse_ply(move)
+    return ply.is_flip or ply.onto_face_down
 
 
 def _hide(move: str) -> str:

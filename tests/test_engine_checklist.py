@@ -103,7 +103,7 @@ def test_new_engine_refuses_to_overwrite(tmp_path: Path) -> None:
         (STARTER_REPLY, STARTER_REPLY.replace("flush=True", "flush=False"), "starts", "flushed"),
         (  # thinks a second whatever its clock
             STARTER_CHOICE,
-            "__import__('time').sleep(1.0 if clock.get(colour, 0) < 1000 else 0)\n"
+            "__import__('time').sleep(0.7 if clock.get(colour, 0) < 400 else 0)\n"
             f"            {STARTER_CHOICE}",
             "low time_left",
             "lost on time",

@@ -326,10 +326,11 @@ def test_the_summary_counts_wins_draws_and_losses_exactly(
     ]
     assert computed == pinned
     lines = stdout.splitlines()
-    # the match line, a line per game, the summary (no faults), the head-to-head line
-    assert len(lines) == 7, stdout
-    assert lines[3:6] == pinned
-    assert lines[6] == (
+    # the match line, its longest time, a line per game, the summary (no faults), the
+    # head-to-head line
+    assert len(lines) == 8, stdout
+    assert lines[4:7] == pinned
+    assert lines[7] == (
         f"  {a} vs {b}: 2 games, W-D-L 0-1-1, Elo -190.8 ± inf, LOS 15.9%; "
         "1 pair [0, 1, 0, 0, 0], Elo -190.8 ± n/a, LOS n/a"
     )

@@ -330,6 +330,17 @@ def test_an_illegal_moves_detail_is_cut_while_withheld(
     assert complete(hidden, record.deal_secret).detail == hidden.detail
 
 
+def test_an_illegal_first_move_keeps_its_detail_while_withheld(
+    finished_pair: tuple[Path, list[GameRecord]],
+) -> None:
+    """Before any piece is turned up the referee's words can name none: they are kept."""
+    detail = "a1 a2: illegal move a1-a2: colours are not decided yet, only a flip is allowed"
+    record = finished_pair[1][0].model_copy(
+        update={"reason": Reason.ILLEGAL_MOVE, "detail": detail, "plies": [], "end_ply": 0}
+    )
+    assert withhold(record).detail == detail
+
+
 def test_records_validate_withheld_only_without_the_deal(
     finished_pair: tuple[Path, list[GameRecord]], tmp_path: Path
 ) -> None:
