@@ -1,11 +1,13 @@
 """Serving the app: a socket on the host and port asked for (a free port by default), the
 address printed, the browser opened, uvicorn until Ctrl-C."""
 
+import signal
 import socket
 import threading
 import time
 import webbrowser
 from collections.abc import Callable
+from types import FrameType
 
 import uvicorn
 
@@ -29,12 +31,30 @@ def serve(
 ) -> None:
     """Serve the app on ``sock`` until interrupted; open ``url`` in a browser once it
     answers, if asked."""
-    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning"))
+    server = _Server(uvicorn.Config(create_app(config), log_level="warning"))
     say(f"banqi gui: {url}")
     say("(Ctrl-C stops it)")
     if open_browser:
         threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        server.interrupted = True
+    if server.interrupted:
+        raise KeyboardInterrupt
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, noting a Ctrl-C: uvicorn stops on it and then raises it again,
+    but where that raise lands in asyncio's shutdown it can be lost, and ``banqi gui``
+    must end with Ctrl-C's status (130) every time."""
+
+    interrupted = False
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if sig == signal.SIGINT:
+            self.interrupted = True
+        super().handle_exit(sig, frame)
 
 
 def _open_when_up(server: uvicorn.Server, url: str) -> None:

@@ -9,53 +9,6 @@ from referee_fakes import Fake, kill_all
 
 from referee.deals import KEY_ENV
 
-CLOCK_FREE_FILES = frozenset(
-    {
-        "test_cli_ctrl_c.py",
-        "test_cli_defaults.py",
-        "test_cli_help.py",
-        "test_cli_inputs.py",
-        "test_cli_positions.py",
-        "test_cluster_records.py",
-        "test_core_differential.py",
-        "test_core_setup.py",
-        "test_elo.py",
-        "test_endgame.py",
-        "test_engine_env.py",
-        "test_engine_any_referee.py",
-        "test_engine_build.py",
-        "test_engine_loop.py",
-        "test_face_down_moves.py",
-        "test_from_records.py",
-        "test_movegen_differential.py",
-        "test_perft_fast.py",
-        "test_perft_reference.py",
-        "test_position_strings.py",
-        "test_protocol_messages.py",
-        "test_ratings.py",
-        "test_record_macs.py",
-        "test_reports.py",
-        "test_rules_handmade.py",
-        "test_rules_model.py",
-        "test_search.py",
-        "test_smoke_perft.py",
-        "test_sprt.py",
-        "test_standings.py",
-        "test_transcript.py",
-    }
-)
-"""Tests that start no engine and wait on no clock. Every other test file (a new one too,
-until it is listed here) may play engines against real clocks and timeouts: with
-``pytest -n``, one worker runs all of those one after the other, so they never compete
-with each other for the cores."""
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Put every test outside ``CLOCK_FREE_FILES`` in one ``xdist_group``."""
-    for item in items:
-        if item.path.name not in CLOCK_FREE_FILES:
-            item.add_marker(pytest.mark.xdist_group("real-time"))
-
 
 @pytest.fixture(autouse=True)
 def _private_referee_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
