@@ -14,9 +14,9 @@ import os
 import threading
 import weakref
 from collections.abc import Callable, Coroutine, Mapping
-from types import TracebackType
-from typing import Any, Final, Self, TypeVar
+from typing import Any, Final, TypeVar
 
+from banqi_common.closing import Closing
 from banqi_engine.game import Game
 from banqi_engine.players import MAX_LEVEL, make_player
 from banqi_engine.position import Position, parse_position
@@ -77,7 +77,7 @@ def _shut_down(loop: BackgroundLoop, session: EngineSession) -> None:
         loop.stop()
 
 
-class Engine:
+class Engine(Closing):
     """A DCTP engine driven synchronously; make one with :meth:`popen` or :meth:`builtin`.
 
     ``rules`` are the rules it was told; ``identity`` what it said to ``name`` and
@@ -262,17 +262,6 @@ class Engine:
     def closed(self) -> bool:
         """Whether :meth:`close` has run."""
         return not self._finalizer.alive
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"pid={self.pid}"

@@ -21,8 +21,9 @@ from typing import Any, Final
 
 from banqi_common.errors import InputError
 from protocol.errors import EngineStartError
+from referee.engine_env import engine_environment
 from referee.engine_spec import EngineSpec
-from referee.engine_start import engine_environment, launch_failed, sandboxed_launch
+from referee.engine_start import launch_failed, sandboxed_launch
 from referee.sandbox import Isolation
 
 from .wire import (
@@ -125,7 +126,7 @@ async def _start_engine(settings: RelaySettings, game: str) -> _Engine:
     """A fresh engine process for ``game``; EngineStartError if it cannot start."""
     spec = settings.engine
     if settings.isolation is Isolation.NONE:
-        command, env, before = list(spec.command), engine_environment(spec.env), None
+        command, env, before = list(spec.command), engine_environment(spec), None
     else:
         launch = sandboxed_launch(spec, settings.isolation, [])
         command, env, before = launch.command, launch.env, launch.limited.before_exec

@@ -11,7 +11,7 @@ from tournaments.face_up_review import ReviewedMove, band_figures, engine_seat, 
 from tournaments.run_records import run_records
 
 from . import output
-from .param_types import FiniteFloatRange
+from .param_types import FiniteFloatRange, shown_option
 
 
 @click.command("face-up")
@@ -19,25 +19,22 @@ from .param_types import FiniteFloatRange
 @click.option(
     "--engine", "engine", required=True, help="The player name whose face-up moves to review."
 )
-@click.option(
+@shown_option(
     "--seconds",
     type=FiniteFloatRange(min=0.001, max=60),
     default=0.04,
-    show_default=True,
     help="Seconds of the short search of each position (about a move's time at 10 s a side).",
 )
-@click.option(
+@shown_option(
     "--deep",
     type=FiniteFloatRange(min=1, max=1000),
     default=10.0,
-    show_default=True,
     help="The deep search gets this many times --seconds.",
 )
-@click.option(
+@shown_option(
     "--stride",
     type=click.IntRange(min=1),
     default=4,
-    show_default=True,
     help="Review every N-th face-up move of the engine in each game.",
 )
 @click.option("--moves", "show_moves", is_flag=True, help="Also print every reviewed move.")

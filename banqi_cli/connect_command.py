@@ -8,10 +8,12 @@ from typing import Final
 import click
 
 from banqi_common.errors import InputError
+from referee.engine_limits import EngineLimits
 from referee.engine_spec import EngineSpec, default_name
 from referee.sandbox import SandboxMode, choose_isolation
 
 from . import output
+from .engine_args import LIMIT_HELP, env_from, env_options, limits_from, pass_env_from
 from .param_types import choice_option
 
 TOKEN_ENV: Final = "BANQI_ARENA_TOKEN"
@@ -55,6 +57,8 @@ def _token(token: str | None, token_file: Path | None) -> str:
     help="Run the engine isolated, as the referee does: auto = the best sandbox available, "
     "required = refuse to run without one, off = a plain process.",
 )
+@click.option("--limit", multiple=True, metavar="KEY=VALUE", help=LIMIT_HELP)
+@env_options
 def connect_command(
     url: str,
     engine: tuple[str, ...],
@@ -62,6 +66,9 @@ def connect_command(
     token_file: Path | None,
     ca_file: Path | None,
     sandbox: SandboxMode,
+    limit: tuple[str, ...],
+    env: tuple[str, ...],
+    pass_env: tuple[str, ...],
 ) -> None:
     """Play a remote entrant of an arena: connect to URL (ws://HOST:PORT/arena, or wss://
     with TLS) with the entrant's token and relay ENGINE, started afresh for every game,
@@ -78,7 +85,13 @@ def connect_command(
         isolation = choose_isolation(sandbox)
     except InputError as error:
         output.fail(error)
-    spec = EngineSpec(name=default_name(engine), command=engine)
+    spec = EngineSpec(
+        name=default_name(engine),
+        command=engine,
+        env=env_from(env),
+        pass_env=pass_env_from(pass_env),
+        limits=limits_from(limit) or EngineLimits(),
+    )
     settings = RelaySettings(url, secret, spec, isolation, ca_file)
     events = RelayEvents(
         connected=lambda who: output.note(f"connected to {url} as {who}"),

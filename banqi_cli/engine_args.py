@@ -4,12 +4,13 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 import click
 from pydantic import ValidationError
 
 from banqi_common.errors import InputError
+from referee.engine_env import BASE_VARIABLES
 from referee.engine_limits import EngineLimits
 from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
 
@@ -81,6 +82,29 @@ def limits_from(assignments: tuple[str, ...]) -> EngineLimits | None:
         raise click.BadParameter(f"{where}: {problem['msg']}", param_hint="--limit") from None
 
 
+def env_from(assignments: tuple[str, ...]) -> dict[str, str]:
+    """``--env NAME=VALUE``: the variables set, each checked as an engine's ``env`` is."""
+    env: dict[str, str] = {}
+    for text in assignments:
+        name, sep, value = text.partition("=")
+        if not sep or not name or "\0" in text:
+            raise click.BadParameter(
+                f"{text!r}: expected NAME=VALUE, a non-empty name and no NUL byte",
+                param_hint="--env",
+            )
+        env[name] = value
+    return env
+
+
+def pass_env_from(names: tuple[str, ...]) -> tuple[str, ...]:
+    """``--pass-env NAME``: the names, each checked as an engine's ``pass_env`` is."""
+    try:
+        return EngineSpec(name="engine", command=("engine",), pass_env=names).pass_env
+    except ValidationError as error:
+        reason = str(error.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise click.BadParameter(reason, param_hint="--pass-env") from None
+
+
 def check_names(given: Iterable[str], names: Sequence[str], option: str) -> None:
     """A clean error for a name given to ``option`` that is not one of the run's engines."""
     for name in given:
@@ -112,23 +136,24 @@ CWD_HELP = (
 
 
 def sandboxed_as_asked(
-    engines: tuple[EngineSpec, EngineSpec],
-    network: tuple[str, ...],
-    limit: tuple[str, ...],
-    cwd: tuple[str, ...],
+    engines: tuple[EngineSpec, EngineSpec], options: dict[str, tuple[str, ...]]
 ) -> tuple[EngineSpec, EngineSpec]:
     """The engines with the network given to those ``--network`` names, ``--limit``'s
-    limits and ``--cwd``'s rooms; a clean error for a name that is not one of them."""
+    limits, ``--cwd``'s rooms, and ``--env`` and ``--pass-env``'s variables; a clean error
+    for a name that is not one of them."""
     names = [spec.name for spec in engines]
-    check_names(network, names, "--network")
-    rooms = rooms_from(cwd)
+    check_names(options["network"], names, "--network")
+    rooms = rooms_from(options["cwd"])
     check_names(rooms, names, "--cwd")
-    limits = limits_from(limit)
+    limits = limits_from(options["limit"])
+    env, passed = env_from(options["env"]), pass_env_from(options["pass_env"])
     changed = [
         spec.model_copy(
             update={
-                "network": spec.name in network,
+                "network": spec.name in options["network"],
                 "cwd": rooms.get(spec.name, spec.cwd),
+                "env": {**spec.env, **env},
+                "pass_env": (*spec.pass_env, *passed),
                 **({"limits": limits} if limits else {}),
             }
         )
@@ -137,10 +162,38 @@ def sandboxed_as_asked(
     return changed[0], changed[1]
 
 
+LIMIT_HELP: Final = (
+    "A sandbox limit (repeatable): "
+    + ", ".join(
+        f"{name} (default {field.default})" for name, field in EngineLimits.model_fields.items()
+    )
+    + "."
+)
+ENV_HELP: Final = (
+    "Set the variable NAME to VALUE in every engine's environment (repeatable); an engine "
+    f"gets only {', '.join(BASE_VARIABLES)} and LC_* of banqi's own, and HOME in its room."
+)
+PASS_ENV_HELP: Final = (
+    "Pass banqi's own variable NAME to every engine as it is (repeatable; left out where "
+    "banqi's environment does not have it)."
+)
+
+
+def env_options(function: F) -> F:
+    """``--env NAME=VALUE`` and ``--pass-env NAME``, both repeatable."""
+    with_env = click.option("--env", multiple=True, metavar="NAME=VALUE", help=ENV_HELP)(function)
+    return click.option("--pass-env", multiple=True, metavar="NAME", help=PASS_ENV_HELP)(with_env)
+
+
+SANDBOX_OPTIONS: Final = ("network", "limit", "cwd", "env", "pass_env")
+"""The options of ``engine_pair_arguments`` that ``sandboxed_as_asked`` applies."""
+
+
 def engine_pair_arguments(first: str, second: str) -> Callable[[F], F]:
     """Two engine arguments, ``[NAME=]COMMAND_<first>`` and ``[NAME=]COMMAND_<second>``, with
-    ``--network NAME``, ``--limit KEY=VALUE`` and ``--cwd NAME=DIR``; the callback receives
-    them as ``engines`` (``engine_specs``, then ``sandboxed_as_asked``)."""
+    ``--network NAME``, ``--limit KEY=VALUE``, ``--cwd NAME=DIR``, ``--env NAME=VALUE`` and
+    ``--pass-env NAME``; the callback receives them as ``engines`` (``engine_specs``, then
+    ``sandboxed_as_asked``)."""
 
     def decorate(function: F) -> F:
         @functools.wraps(function)
@@ -148,25 +201,15 @@ def engine_pair_arguments(first: str, second: str) -> Callable[[F], F]:
             *args: Any,
             engine_1: str,
             engine_2: str,
-            network: tuple[str, ...],
-            limit: tuple[str, ...],
-            cwd: tuple[str, ...],
             **kwargs: Any,
         ) -> Any:
-            engines = sandboxed_as_asked(engine_specs(engine_1, engine_2), network, limit, cwd)
+            options = {key: kwargs.pop(key) for key in SANDBOX_OPTIONS}
+            engines = sandboxed_as_asked(engine_specs(engine_1, engine_2), options)
             return function(*args, engines=engines, **kwargs)
 
         with_limit = click.option(
-            "--limit",
-            multiple=True,
-            metavar="KEY=VALUE",
-            help="A sandbox limit of both engines (repeatable): "
-            + ", ".join(
-                f"{name} (default {field.default})"
-                for name, field in EngineLimits.model_fields.items()
-            )
-            + ".",
-        )(wrapper)
+            "--limit", multiple=True, metavar="KEY=VALUE", help=f"{LIMIT_HELP} Of both engines."
+        )(env_options(wrapper))
         with_network = click.option(
             "--network",
             multiple=True,

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Final, Self, TextIO
 
+from banqi_common.closing import Closing
 from referee.live import LIVE_DIR, LiveError, LiveGame, read_live
 
 UPDATE_SECONDS: Final = 0.25
@@ -82,7 +82,7 @@ def _width() -> int:
     return max(shutil.get_terminal_size((160, 24)).columns - 1, 20)
 
 
-class LiveLine:
+class LiveLine(Closing):
     """The live line of one run folder, redrawn by a thread of its own while it is open."""
 
     def __init__(self, stream: TextIO) -> None:
@@ -100,14 +100,11 @@ class LiveLine:
 
     def __enter__(self) -> Self:
         _shown.append(self)
-        return self
+        return super().__enter__()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
+        """Stop redrawing the line, and take it off the screen (on leaving the ``with``
+        block)."""
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join()
@@ -134,17 +131,14 @@ class LiveLine:
                     self.text = text
 
 
-class NoLiveLine:
+class NoLiveLine(Closing):
     """No live line: the output is not a terminal, or the run is quiet."""
 
     def watch(self, folder: Path) -> None:
         """Nothing to show."""
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
+    def close(self) -> None:
+        """Nothing to take off the screen."""
 
 
 Live = LiveLine | NoLiveLine

@@ -1,13 +1,11 @@
 """``banqi match``: two engines, pairs of games on one hidden layout with the seats
 swapped; run it again to resume."""
 
-from pathlib import Path
 from typing import NoReturn
 
 import click
 
 from banqi_engine.rules import RuleSet
-from referee.deals import new_seed
 from referee.engine_spec import EngineSpec
 from referee.record import GameRecord
 from referee.sandbox import SandboxMode
@@ -15,7 +13,6 @@ from referee.timecontrol import TimeControl
 from tournaments.match_config import MatchConfig
 from tournaments.match_job import MatchEvents, MatchJob, MatchStart, run_match_job
 from tournaments.match_score import DEFAULT_POINTS, MatchScore, PointsScheme
-from tournaments.run_access import default_folder
 
 from . import output
 from .engine_args import engine_pair_arguments
@@ -23,13 +20,7 @@ from .game_options import quick_time
 from .live_line import Live, live_line
 from .match_lines import game_line, header, summary
 from .param_types import FiniteFloatRange, field_option, points_type
-from .run_options import (
-    AccessFlags,
-    out_option,
-    played_run_options,
-    progress_option,
-    quiet_option,
-)
+from .run_options import PairRunFlags, pair_run_options
 
 GAMES_HELP = "Games to play; pairs share a hidden layout with seats swapped."
 
@@ -99,11 +90,9 @@ class MatchProgress:
     default=None,
     help="Points for a win, a draw and a loss with --first-to. Default: 3,1,0.",
 )
-@played_run_options
-@quiet_option("the summary")
-@progress_option
-@out_option(
-    None,
+@pair_run_options(
+    "match",
+    "the summary",
     "Run folder; the same folder resumes the match. Default: "
     "banqi-runs/match-<NAME_A>-vs-<NAME_B>.",
 )
@@ -111,11 +100,7 @@ def match_command(
     engines: tuple[EngineSpec, EngineSpec],
     first_to: float | None,
     points: PointsScheme | None,
-    seed: int | None,
-    out: Path | None,
-    access: AccessFlags,
-    quiet: bool,
-    live: bool,
+    run: PairRunFlags,
     **settings: int | float | bool | RuleSet | TimeControl | SandboxMode,
 ) -> None:
     """Play GAMES games between two DCTP engines; run it again to resume.
@@ -132,16 +117,13 @@ def match_command(
     engine has that many points, and the summary says who won it.
     """
     score = match_score(first_to, points)
-    folder = out if out is not None else default_folder("match", engines)
-    config = MatchConfig.model_validate(
-        {**settings, "engines": engines, "seed": new_seed() if seed is None else seed}
-        | {"out": folder}
-    )
-    job = MatchJob(config=config, seed_given=seed is not None, score=score, access=access.access())
-    with live_line(live, quiet) as shown:
-        progress = MatchProgress(seed, quiet, shown)
+    config = MatchConfig.model_validate(settings | run.fields(engines))
+    access = run.access.access()
+    job = MatchJob(config=config, seed_given=run.seed is not None, score=score, access=access)
+    with live_line(run.live, run.quiet) as shown:
+        progress = MatchProgress(run.seed, run.quiet, shown)
         events = MatchEvents(
-            output.notices(quiet), progress.started, progress.game_done, output.engine_out
+            output.notices(run.quiet), progress.started, progress.game_done, output.engine_out
         )
         outcome = output.run_job(
             lambda: run_match_job(job, events),

@@ -1,5 +1,6 @@
 """The options of a run: its seed, traffic log and sandbox, and what it may read (the
-referee key, a deal book) and where it plays (a cluster, its TLS files)."""
+referee key, a deal book) and where it plays (a cluster, its TLS files); those of a run
+between two engines (a match, an SPRT) gathered as one ``PairRunFlags``."""
 
 import functools
 from collections.abc import Callable
@@ -9,8 +10,10 @@ from typing import Any, TypeVar, cast
 
 import click
 
+from referee.deals import new_seed
+from referee.engine_spec import EngineSpec
 from referee.sandbox import SandboxMode
-from tournaments.run_access import RunAccess, TlsFiles
+from tournaments.run_access import RunAccess, TlsFiles, default_folder
 
 from .game_options import rules_option, time_control_options
 from .param_types import choice_option, path_option
@@ -121,14 +124,7 @@ class AccessFlags:
             if ca_file is None or cert is None or key is None:
                 raise click.UsageError("--tls-ca-file, --tls-cert and --tls-key go together")
             tls = TlsFiles(ca_file=ca_file, cert=cert, key=key)
-        return RunAccess(
-            key_file=self.key_file,
-            deals=self.deals,
-            cluster=address,
-            tls=tls,
-            concurrency_given=self.concurrency_given,
-            adopt_unsigned=self.adopt_unsigned,
-        )
+        return RunAccess.model_validate(vars(self) | {"cluster": address, "tls": tls})
 
 
 def concurrency_given() -> int | None:
@@ -199,3 +195,50 @@ def out_option(default: Path | None, help: str) -> Callable[[F], F]:
     return path_option(
         "--out", folder=True, default=default, show_default=default is not None, help=help
     )
+
+
+@dataclass(frozen=True)
+class PairRunFlags:
+    """A run between two engines as its command was given it: ``--seed`` and ``--out``
+    (None: not given), the access flags, ``--quiet`` and ``--progress``."""
+
+    kind: str
+    """The run's kind, the first word of its default folder (``match``, ``sprt``)."""
+    seed: int | None
+    out: Path | None
+    access: AccessFlags
+    quiet: bool
+    live: bool
+
+    def fields(self, engines: tuple[EngineSpec, EngineSpec]) -> dict[str, object]:
+        """The config's ``engines``, ``seed`` (a new one without ``--seed``) and ``out``
+        (without ``--out``, ``banqi-runs/<kind>-<A>-vs-<B>``)."""
+        folder = self.out if self.out is not None else default_folder(self.kind, engines)
+        seed = new_seed() if self.seed is None else self.seed
+        return {"engines": engines, "seed": seed, "out": folder}
+
+
+def pair_run_options(kind: str, kept: str, out_help: str) -> Callable[[F], F]:
+    """The options of a run of games between two engines of ``kind``, ``--quiet`` keeping
+    ``kept``, ``--progress`` and ``--out`` (no default; ``out_help``); the callback receives
+    ``--seed``, ``--out``, the access flags, ``--quiet`` and ``--progress`` as ``run``
+    (PairRunFlags), the other settings as they are."""
+
+    def decorate(function: F) -> F:
+        @functools.wraps(function)
+        def wrapper(
+            *args: Any,
+            seed: int | None,
+            out: Path | None,
+            access: AccessFlags,
+            quiet: bool,
+            live: bool,
+            **kwargs: Any,
+        ) -> Any:
+            run = PairRunFlags(kind, seed, out, access, quiet, live)
+            return function(*args, run=run, **kwargs)
+
+        options = [played_run_options, quiet_option(kept), progress_option]
+        return cast(F, _apply(wrapper, [*options, out_option(None, out_help)]))
+
+    return decorate

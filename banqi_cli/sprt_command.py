@@ -1,19 +1,16 @@
 """``banqi sprt``: a sequential probability ratio test of a new engine against a base one."""
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import NoReturn
 
 import click
 from pydantic import ValidationError
 
 from banqi_engine.rules import RuleSet
-from referee.deals import new_seed
 from referee.engine_spec import EngineSpec
 from referee.record import GameRecord
 from referee.sandbox import SandboxMode
 from referee.timecontrol import TimeControl
-from tournaments.run_access import default_folder
 from tournaments.sprt import EloModel, SprtStatus, SprtTest
 from tournaments.sprt_job import SprtJob, SprtJobEvents, run_sprt_job
 from tournaments.sprt_run import (
@@ -30,13 +27,7 @@ from . import output
 from .engine_args import engine_pair_arguments
 from .live_line import Live, live_line
 from .param_types import choice_option, field_option
-from .run_options import (
-    AccessFlags,
-    out_option,
-    played_run_options,
-    progress_option,
-    quiet_option,
-)
+from .run_options import PairRunFlags, pair_run_options
 from .sprt_lines import fault_line, header, pair_line, verdict_line
 from .words import counted
 
@@ -132,11 +123,9 @@ class SprtProgress:
     f"Default: {DEFAULT_MAX_GAMES}, or the resumed test's.",
 )
 @field_option("--concurrency", model=SprtConfig, field="concurrency", help="Games played at once.")
-@played_run_options
-@quiet_option("the verdict and where its files are")
-@progress_option
-@out_option(
-    None,
+@pair_run_options(
+    "sprt",
+    "the verdict and where its files are",
     "Run folder; the same folder resumes the test. Default: "
     "banqi-runs/sprt-<NAME_NEW>-vs-<NAME_BASE>.",
 )
@@ -148,11 +137,7 @@ def sprt_command(
     alpha: float,
     beta: float,
     max_games: int | None,
-    seed: int | None,
-    out: Path | None,
-    access: AccessFlags,
-    quiet: bool,
-    live: bool,
+    run: PairRunFlags,
     **settings: int | float | bool | RuleSet | TimeControl | SandboxMode,
 ) -> None:
     """Test whether NEW is stronger than BASE: pairs of games (one hidden layout, seats
@@ -170,19 +155,18 @@ def sprt_command(
         raise click.BadParameter(
             f"{max_games} is odd: games come in pairs", param_hint="'--max-games'"
         )
-    folder = out if out is not None else default_folder("sprt", engines)
     test = _test(model, elo0, elo1, alpha, beta)
-    given = {"seed": new_seed() if seed is None else seed, "out": folder, "test": test}
     games = DEFAULT_MAX_GAMES if max_games is None else max_games
-    config = SprtConfig.model_validate({**settings, "engines": engines, "max_games": games} | given)
+    given = {"test": test, "max_games": games} | run.fields(engines)
+    config = SprtConfig.model_validate(settings | given)
     job = SprtJob(
         config=config,
-        seed_given=seed is not None,
+        seed_given=run.seed is not None,
         max_games_given=max_games is not None,
-        access=access.access(),
+        access=run.access.access(),
     )
-    with live_line(live, quiet) as shown:
-        progress = SprtProgress(seed, quiet, shown)
+    with live_line(run.live, run.quiet) as shown:
+        progress = SprtProgress(run.seed, run.quiet, shown)
         outcome = output.run_job(lambda: run_sprt_job(job, progress.events()), progress.interrupted)
     if outcome.uncounted:
         output.say(f"{outcome.uncounted} games finished after the verdict: recorded, not counted")

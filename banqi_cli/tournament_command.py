@@ -30,7 +30,15 @@ from tournaments.tournament_job import (
 )
 
 from . import output
-from .engine_args import CWD_HELP, check_names, distinct_specs, rooms_from
+from .engine_args import (
+    CWD_HELP,
+    check_names,
+    distinct_specs,
+    env_from,
+    env_options,
+    pass_env_from,
+    rooms_from,
+)
 from .live_line import Live, live_line
 from .param_types import choice_option, field_option
 from .run_options import (
@@ -91,11 +99,14 @@ def _build_config(
     config_file: Path | None,
     engine: tuple[str, ...],
     cwd: tuple[str, ...],
+    env: tuple[str, ...],
+    pass_env: tuple[str, ...],
     **flags: Any,
 ) -> TournamentConfig:
     """The config from CONFIG or from the flags; a flag given on the command line wins
     over the file or the demo's defaults, a time option only over its own field of the
-    run's time control (an engine's own ``time`` table still wins for that engine)."""
+    run's time control (an engine's own ``time`` table still wins for that engine), and
+    ``--env`` and ``--pass-env`` add to every engine's own."""
     given = {
         name: value
         for name, value in flags.items()
@@ -120,8 +131,11 @@ def _build_config(
     data.update(given)
     rooms = rooms_from(cwd)
     check_names(rooms, [entry["name"] for entry in data["engines"]], "--cwd")
+    variables, passed = env_from(env), pass_env_from(pass_env)
     for entry in data["engines"]:
         entry["cwd"] = rooms.get(entry["name"], entry.get("cwd"))
+        entry["env"] = {**entry.get("env", {}), **variables}
+        entry["pass_env"] = [*entry.get("pass_env", ()), *passed]
     if time_given:
         data["time_control"] = {
             **TimeControl.model_validate(data["time_control"]).model_dump(),
@@ -169,6 +183,7 @@ class TournamentProgress:
     "built-in demo field.",
 )
 @click.option("--cwd", multiple=True, metavar="NAME=DIR", help=CWD_HELP)
+@env_options
 @field_option(
     "--rounds",
     model=TournamentConfig,

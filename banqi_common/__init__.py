@@ -8,6 +8,7 @@ model's file, Ctrl-C handling, listening sockets, the version.
 - ``model_files``: a JSON file read into a pydantic model, its first problem in words.
 - ``interrupt``: an event loop that Ctrl-C stops cleanly.
 - ``short_text``: text cut to fit one line.
+- ``closing``: ``Closing``, an object closed on leaving its ``with`` block.
 - ``sockets``: a listening TCP socket for the package's servers.
 - ``bounded_json``: JSON (and TOML) from outside, its nesting, values and strings bounded
   before it is parsed; NaN and infinities refused.

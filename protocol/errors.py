@@ -45,6 +45,13 @@ class EngineError(ProtocolError):
     def __str__(self) -> str:
         return f"engine {self.engine!r}: {self.message}"
 
+    def _keep(self, engine: str, **given: object) -> None:
+        """Keep a subclass's constructor arguments: in ``args``, in order, so that the error
+        pickles, and each as the attribute of its name (declared on the subclass)."""
+        self.args = (engine, *given.values())
+        for name, value in given.items():
+            setattr(self, name, value)
+
 
 class EngineStartError(EngineError):
     """The engine process could not be started (missing file, not executable, ...)."""
@@ -58,13 +65,14 @@ def _with_stderr(message: str, stderr_tail: str) -> str:
 class EngineTerminatedError(EngineError):
     """The engine process exited; ``returncode`` is its exit status (negative: killed by signal)."""
 
+    returncode: int | None
+    stderr_tail: str
+
     def __init__(self, engine: str, returncode: int | None, stderr_tail: str = "") -> None:
         super().__init__(
             engine, _with_stderr(f"the process exited with return code {returncode}", stderr_tail)
         )
-        self.args = (engine, returncode, stderr_tail)
-        self.returncode = returncode
-        self.stderr_tail = stderr_tail
+        self._keep(engine, returncode=returncode, stderr_tail=stderr_tail)
 
 
 class EngineDisconnectedError(EngineError):
@@ -105,12 +113,13 @@ class EngineTimeoutError(EngineError):
     """No reply to ``command`` (a command line) within ``timeout`` seconds; ``noise`` is what
     the engine printed on stdout meanwhile that was not the reply."""
 
+    command: str
+    timeout: float
+    noise: Noise
+
     def __init__(self, engine: str, command: str, timeout: float, noise: Noise = Noise()) -> None:
         super().__init__(engine, f"no reply to {command!r} within {timeout:g} s; {noise.words()}")
-        self.args = (engine, command, timeout, noise)
-        self.command = command
-        self.timeout = timeout
-        self.noise = noise
+        self._keep(engine, command=command, timeout=timeout, noise=noise)
 
 
 class MalformedReplyError(EngineError):
@@ -120,10 +129,11 @@ class MalformedReplyError(EngineError):
 class LineTooLongError(MalformedReplyError):
     """The engine wrote more than ``limit`` bytes on stdout without a newline."""
 
+    limit: int
+
     def __init__(self, engine: str, limit: int) -> None:
         super().__init__(engine, f"an output line exceeds {limit} bytes")
-        self.args = (engine, limit)
-        self.limit = limit
+        self._keep(engine, limit=limit)
 
 
 class WrongReplyIdError(EngineError):
@@ -132,21 +142,23 @@ class WrongReplyIdError(EngineError):
     ``expected`` is None for a reply that came while no command was waiting.
     """
 
+    expected: int | None
+    received: int
+    line: str
+
     def __init__(self, engine: str, expected: int | None, received: int, line: str) -> None:
         waiting = "no command was waiting" if expected is None else f"expected id {expected}"
         super().__init__(engine, f"unexpected reply {line!r} ({waiting})")
-        self.args = (engine, expected, received, line)
-        self.expected = expected
-        self.received = received
-        self.line = line
+        self._keep(engine, expected=expected, received=received, line=line)
 
 
 class EngineLimitError(EngineError):
     """The engine went over a limit of its sandbox and was stopped; ``kind`` says which
     (``memory``, ``processes``, ``room``, ``cpu``), ``words`` what happened."""
 
+    kind: str
+    words: str
+
     def __init__(self, engine: str, kind: str, words: str) -> None:
         super().__init__(engine, words)
-        self.args = (engine, kind, words)
-        self.kind = kind
-        self.words = words
+        self._keep(engine, kind=kind, words=words)

@@ -22,6 +22,8 @@ A game:
 The engines:
 
 - ``engine_spec``: how to start one engine: a command line, a working directory, an environment.
+- ``engine_env``: an engine's environment: a few of the referee's variables, those it is
+  given by name, its own; nothing else.
 - ``engine_start``: the engine factory: processes, sandboxed or not, by default.
 - ``engine_check``: each engine started and handshaken before a run's first game.
 - ``engine_checklist``: ``banqi check``'s checks: an engine driven through every command

@@ -15,6 +15,10 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, Field
 
 MIB: Final = 1 << 20
+DEFAULT_MEMORY_MIB: Final = 2048
+"""An engine's memory by default: two engines a game, a few games at once, and the
+referee fit in a machine of 16 GiB; an engine that needs more is given it
+(``--limit memory_mib=8192``, ``limits = {memory_mib = 8192}``)."""
 
 
 class EngineLimits(BaseModel):
@@ -23,7 +27,7 @@ class EngineLimits(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     memory_mib: int = Field(
-        default=4096,
+        default=DEFAULT_MEMORY_MIB,
         ge=16,
         le=1 << 22,
         description="Memory of all the engine's processes together, in MiB.",

@@ -2,7 +2,7 @@
 
 import shlex
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from pydantic import (
     BaseModel,
@@ -16,8 +16,12 @@ from pydantic import (
 
 from banqi_common.errors import InputError
 
+from .deals import KEY_ENV
 from .engine_limits import EngineLimits
 
+OWN_PREFIX: Final = "BANQI_"
+"""banqi's own variables (the referee key's path, an arena entrant's token): never passed
+to an engine by name."""
 NAME_LIMIT = 80
 """Longest engine name, in characters."""
 
@@ -35,7 +39,14 @@ class EngineSpec(BaseModel):
     command: tuple[str, ...] = Field(min_length=1, description="Program and arguments.")
     cwd: Path | None = Field(default=None, description="Working directory of the process.")
     env: dict[str, str] = Field(
-        default_factory=dict, description="Variables added to the referee's environment."
+        default_factory=dict,
+        description="Variables the engine gets, over the few of the referee's it gets "
+        "(referee.engine_env).",
+    )
+    pass_env: tuple[str, ...] = Field(
+        default=(),
+        description="Names of the referee's variables the engine gets as they are (one the "
+        "referee does not have is left out); the referee's others stay out of its sight.",
     )
     read_only: tuple[Path, ...] = Field(
         default=(),
@@ -57,15 +68,17 @@ class EngineSpec(BaseModel):
 
     @model_serializer(mode="wrap")
     def _leave_out_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The flags of ``left_out_when_false`` only when true, and ``limits`` only when
-        not the defaults (state files and configs written before them read back as they
-        were)."""
+        """The flags of ``left_out_when_false`` only when true, ``limits`` only when not
+        the defaults, ``pass_env`` only when it names any (state files and configs written
+        before them read back as they were)."""
         data: dict[str, Any] = handler(self)
         for flag in self.left_out_when_false:
             if not getattr(self, flag):
                 data.pop(flag, None)
         if self.limits == EngineLimits():
             data.pop("limits", None)
+        if not self.pass_env:
+            data.pop("pass_env", None)
         return data
 
     @field_validator("name")
@@ -88,6 +101,23 @@ class EngineSpec(BaseModel):
             if "\0" in value:
                 raise ValueError(f"env variable {key!r}{engine}: its value has a NUL byte")
         return env
+
+    @field_validator("pass_env")
+    @classmethod
+    def _plain_names(cls, names: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        engine = f" of engine {info.data['name']!r}" if "name" in info.data else ""
+        for name in names:
+            if not name or "=" in name or "\0" in name:
+                raise ValueError(
+                    f"pass_env name {name!r}{engine}: a name must be non-empty, with no = and "
+                    "no NUL byte"
+                )
+            if name.startswith(OWN_PREFIX):
+                raise ValueError(
+                    f"pass_env name {name!r}{engine}: banqi's own variables (the referee "
+                    f"key's path {KEY_ENV}, an arena token) are never passed to an engine"
+                )
+        return names
 
     def describe(self) -> str:
         """The command line as a shell would show it."""

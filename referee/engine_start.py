@@ -18,7 +18,7 @@ from protocol.errors import EngineStartError
 from protocol.in_process import InProcessEngine
 from protocol.line_protocol import TrafficLog
 
-from .deals import KEY_ENV
+from .engine_env import engine_environment
 from .engine_spec import EngineSpec, cwd_problem
 from .engine_watch import LimitedStart, limited_start
 from .sandbox import (
@@ -38,20 +38,13 @@ EngineFactory = Callable[[EngineSpec, TrafficLog | None], Awaitable[EngineConnec
 """Starts the engine of a spec, its traffic going to the log if one is given."""
 
 
-def engine_environment(extra: dict[str, str]) -> dict[str, str]:
-    """The referee's environment for an engine, less the key-file path, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if k != KEY_ENV}
-    env.update(extra)
-    return env
-
-
 async def start_engine_process(spec: EngineSpec, traffic_log: TrafficLog | None) -> EngineClient:
     """Start the spec's command as a plain process of its own, not isolated."""
     _check_cwd(spec)
     return await EngineClient.start(
         spec.command,
         cwd=spec.cwd,
-        env=engine_environment(spec.env),
+        env=engine_environment(spec),
         name=spec.name,
         traffic_log=traffic_log,
     )
@@ -116,7 +109,7 @@ def sandboxed_launch(spec: EngineSpec, isolation: Isolation, hidden: Sequence[Pa
     _check_cwd(spec)
     base = (spec.cwd or Path.cwd()).resolve()
     command = resolved_command(spec.command, base)
-    env = engine_environment(spec.env)
+    env = engine_environment(spec, base)
     _check_program(spec, command[0], env)
     try:
         view = engine_view(
@@ -130,9 +123,7 @@ def sandboxed_launch(spec: EngineSpec, isolation: Isolation, hidden: Sequence[Pa
         )
     except SandboxViewError as error:
         raise EngineStartError(spec.name, str(error)) from None
-    env = {k: v for k, v in env.items() if k not in ("HOME", "TMPDIR")}
-    env["HOME"] = str(view.cwd)  # the referee's home is out of sight
-    env.update({k: v for k, v in spec.env.items() if k in ("HOME", "TMPDIR")})
+    env = engine_environment(spec, view.cwd)  # HOME in its room: the referee's is out of sight
     wrapped = wrap_command(isolation, view, command)
     return Launch(wrapped, env, isolation, limited_start(spec.limits))
 

@@ -1,6 +1,7 @@
 """Driving the board page in a real browser (headless Chromium by Selenium): the browser
 and the served app the browser tests share (fixtures ``browser`` and ``server`` in
-``conftest``), and the page's state read in one script call each."""
+``conftest``), and the page's state read in one script call each. Importing it skips
+the importing module's tests where the GUI or Selenium is not installed."""
 
 import random
 import shutil
@@ -11,6 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("starlette", reason="the GUI tests need: pip install -e '.[test]'")
+pytest.importorskip("selenium", reason="the browser tests need: pip install -e '.[test]'")
+
 import uvicorn
 from gui_helpers import TOKEN, gui_config
 from selenium import webdriver

@@ -303,3 +303,22 @@ def kill_all(pids: Iterable[int]) -> None:
         if is_running(pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+REPORTING = r"""
+_plain_answer = answer
+
+
+def answer(i, words):
+    if i == 1:
+        reply(1, "report:" + REPORT)
+    else:
+        _plain_answer(i, words)
+"""
+"""Pasted after code that sets ``REPORT``: the fake answers ``name`` with it, which the
+record keeps as the player's ``engine_name`` (prefixed ``report:``)."""
+
+
+def attacker(folder: Path, name: str, attack: str) -> Fake:
+    """A legal-playing fake that runs ``attack`` (which sets ``REPORT``) as it starts."""
+    return write_fake(folder, name, attack + REPORTING, legal=True)

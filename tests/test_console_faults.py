@@ -160,34 +160,46 @@ def fakes(tmp_path: Path) -> tuple[Fake, Fake]:
 CLOCK = ["--rules", "casual", "--seed", "1", "--time", "2", "--sandbox", "off"]
 
 
-def test_a_tournament_line_and_summary_tell_the_faults(tmp_path: Path) -> None:
-    bot, other = fakes(tmp_path)
-    args = ["tournament", "--engine", command(bot), "--engine", command(other), "--rounds", "1"]
+def lines_of_a_faulty_run(
+    tmp_path: Path, args: list[str], head: str, prefix: str, *told: str
+) -> list[str]:
+    """The output lines of ``banqi ARGS`` on the fast clock, once checked: it succeeded,
+    its first line holds ``head``, and two lines (one a game) start with ``prefix`` and
+    match each pattern of ``told``."""
     result = run_banqi([*args, *CLOCK, "--out", str(tmp_path / "run")], tmp_path, tmp_path)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert "; 2 games (1 round), rules casual" in lines[0]
-    progress = [line for line in lines if line.startswith("[")]
-    assert len(progress) == 2
-    for line in progress:
-        assert re.search(r"unreadable-reply \(\d+ pl(y|ies)\) \| elapsed ", line)
-        assert re.search(
-            r"  FAULT bot( \((red|black)\))?: genmove answer 'd7-d7': expected two", line
-        )
+    assert head in lines[0]
+    games = [line for line in lines if line.startswith(prefix)]
+    assert len(games) == 2
+    for line in games:
+        for pattern in told:
+            assert re.search(pattern, line), (pattern, line)
+    return lines
+
+
+def test_a_tournament_line_and_summary_tell_the_faults(tmp_path: Path) -> None:
+    bot, other = fakes(tmp_path)
+    args = ["tournament", "--engine", command(bot), "--engine", command(other), "--rounds", "1"]
+    lines = lines_of_a_faulty_run(
+        tmp_path,
+        args,
+        "; 2 games (1 round), rules casual",
+        "[",
+        r"unreadable-reply \(\d+ pl(y|ies)\) \| elapsed ",
+        r"  FAULT bot( \((red|black)\))?: genmove answer 'd7-d7': expected two",
+    )
     assert "  engine faults: bot 2 (unreadable-reply 2); details in the records" in lines
 
 
 def test_an_sprt_prints_a_line_per_failed_game(tmp_path: Path) -> None:
     bot, other = fakes(tmp_path)
     args = ["sprt", command(bot), command(other), "--max-games", "2"]
-    result = run_banqi([*args, *CLOCK, "--out", str(tmp_path / "run")], tmp_path, tmp_path)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    assert "at most 2 games" in lines[0]
-    failed = [line for line in lines if line.startswith("g0")]
-    assert len(failed) == 2
-    for line in failed:
-        assert re.search(
-            r"unreadable-reply  FAULT bot( \((red|black)\))?: genmove answer 'd7-d7'", line
-        )
+    lines = lines_of_a_faulty_run(
+        tmp_path,
+        args,
+        "at most 2 games",
+        "g0",
+        r"unreadable-reply  FAULT bot( \((red|black)\))?: genmove answer 'd7-d7'",
+    )
     assert any(line.startswith("pair 1 (2 games): ") for line in lines)

@@ -11,28 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("starlette", reason="the GUI tests need: pip install -e '.[test]'")
-pytest.importorskip("selenium", reason="the browser tests need: pip install -e '.[test]'")
-
-from browser_page import (
-    Server,
-    choose_a_game_against_level_0,
-    click,
-    game_id,
-    game_over,
-    my_turn,
-    next_turn,
-    own_movers,
-    page_state,
-    play_one,
-    plies,
-    squares,
-    start_against_level_0,
-    status,
-    wait,
-)
+import browser_page as page
 from gui_helpers import builtin_loop
 from referee_fakes import play
 from selenium.webdriver.common.by import By
@@ -46,25 +25,25 @@ from referee.engine_start import in_process_engines
 from tournaments.config import builtin_engine_command
 
 
-def test_a_whole_game_against_level_0_by_clicking(browser: WebDriver, server: Server) -> None:
+def test_a_whole_game_against_level_0_by_clicking(browser: WebDriver, server: page.Server) -> None:
     driver = browser
-    choose_a_game_against_level_0(driver, server, "casual")
+    page.choose_a_game_against_level_0(driver, server, "casual")
     driver.find_element(By.ID, "helper").click()
     driver.find_element(By.ID, "new-game").click()
     top = driver.find_element(By.ID, "play-top")
-    wait(driver, lambda d: "level-0" in top.text and my_turn(d) and plies(d) == 0)
-    assert len(squares(driver)) == 32 and all(s["piece"] == "X" for s in squares(driver))
+    page.wait(driver, lambda d: "level-0" in top.text and page.my_turn(d) and page.plies(d) == 0)
+    assert len(page.squares(driver)) == 32 and all(s["piece"] == "X" for s in page.squares(driver))
 
     choose = random.Random(5)
-    play_one(driver, choose, check=True)  # a flip: everything was face down
-    play_one(driver, choose, check=True)
+    page.play_one(driver, choose, check=True)  # a flip: everything was face down
+    page.play_one(driver, choose, check=True)
     shown = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#play-moves li")]
     turned_up = any("(" in ply for ply in shown[2:])  # our last ply or the reply to it
     assert driver.find_element(By.ID, "undo").is_enabled() is not turned_up  # never past a flip
     driver.find_element(By.ID, "hint").click()
-    wait(driver, lambda d: any("hint" in s["classes"] for s in squares(d)))
-    assert "Hint" in status(driver)
-    play_one(driver, choose)  # the hint is shown until our next ply
+    page.wait(driver, lambda d: any("hint" in s["classes"] for s in page.squares(d)))
+    assert "Hint" in page.status(driver)
+    page.play_one(driver, choose)  # the hint is shown until our next ply
 
     Select(driver.find_element(By.ID, "labels")).select_by_value("en")
     Select(driver.find_element(By.ID, "piece-style")).select_by_value("tile")
@@ -76,12 +55,12 @@ def test_a_whole_game_against_level_0_by_clicking(browser: WebDriver, server: Se
     assert not face_up.find_element(By.CSS_SELECTOR, ".zh").is_displayed()
 
     for _ in range(400):
-        if game_over(driver):
+        if page.game_over(driver):
             break
-        play_one(driver, choose, check=plies(driver) < 12)
-    assert game_over(driver)
+        page.play_one(driver, choose, check=page.plies(driver) < 12)
+    assert page.game_over(driver)
     result = driver.find_element(By.ID, "play-result").text
-    said = page_state(driver)["over"]
+    said = page.page_state(driver)["over"]
     headline = {None: "Draw", 0: "You win", 1: "You lose"}[said["winner"]]
     assert result == f"{headline} — {said['result'].partition(': ')[2]}"
     assert ("has no pieces left" in result) == ("no pieces" in said["result"])
@@ -120,7 +99,7 @@ def slow(spec: EngineSpec) -> DctpEngine:
 
 
 def test_watch_a_live_match_then_replay_its_record(
-    browser: WebDriver, server: Server, tmp_path: Path
+    browser: WebDriver, server: page.Server, tmp_path: Path
 ) -> None:
     driver = browser
     engines = tuple(
@@ -137,72 +116,74 @@ def test_watch_a_live_match_then_replay_its_record(
     driver.get(server.url + "#watch/m1")
     match.start()
     try:
-        card = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".live-game[data-plies]"))[0]
+        card = page.wait(
+            driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".live-game[data-plies]")
+        )[0]
         first = int(card.get_attribute("data-plies") or 0)
-        wait(driver, lambda d: int(card.get_attribute("data-plies") or 0) > first + 2)
+        page.wait(driver, lambda d: int(card.get_attribute("data-plies") or 0) > first + 2)
         pieces = card.find_elements(By.CSS_SELECTOR, "[data-square] [data-piece]")
         assert len(pieces) >= 2
     finally:
         match.join(60)
-    wait(
+    page.wait(
         driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-finished [data-game]")) == 2
     )
-    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-standings tr")) == 3)
+    page.wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-standings tr")) == 3)
     assert not driver.find_elements(By.CSS_SELECTOR, ".live-game")
 
     driver.find_element(By.CSS_SELECTOR, "#watch-finished [data-game]").click()
     replay_status = driver.find_element(By.ID, "replay-status")
-    wait(driver, lambda d: replay_status.text.startswith("start"))
+    page.wait(driver, lambda d: replay_status.text.startswith("start"))
     assert all(
         p.get_attribute("data-piece") == "X"
         for p in driver.find_elements(By.CSS_SELECTOR, "#replay-board [data-piece]")
     )
     driver.find_element(By.ID, "replay-forward").click()
     driver.find_element(By.ID, "replay-forward").click()
-    wait(driver, lambda d: replay_status.text.startswith("ply 2 of"))
+    page.wait(driver, lambda d: replay_status.text.startswith("ply 2 of"))
     driver.find_element(By.ID, "replay-back").click()
-    wait(driver, lambda d: replay_status.text.startswith("ply 1 of"))
+    page.wait(driver, lambda d: replay_status.text.startswith("ply 1 of"))
     number = driver.find_element(By.ID, "replay-ply")
     number.clear()
     number.send_keys("5\n")
-    wait(driver, lambda d: replay_status.text.startswith("ply 5 of"))
+    page.wait(driver, lambda d: replay_status.text.startswith("ply 5 of"))
     driver.find_element(By.ID, "replay-play").click()
-    wait(driver, lambda d: replay_status.text.startswith("ply 6 of"))
+    page.wait(driver, lambda d: replay_status.text.startswith("ply 6 of"))
     driver.find_element(By.ID, "replay-play").click()
     driver.find_element(By.ID, "replay-last").click()
     end = driver.find_element(By.ID, "replay-end")
-    wait(driver, lambda d: end.is_displayed())
+    page.wait(driver, lambda d: end.is_displayed())
     assert driver.find_element(By.ID, "replay-result").text
     layout = driver.find_elements(By.CSS_SELECTOR, "#replay-layout [data-piece]")
     assert len(layout) == 32 and "X" not in {p.get_attribute("data-piece") for p in layout}
 
 
 def test_a_move_onto_a_face_down_piece_by_clicking_then_its_replay(
-    browser: WebDriver, server: Server, tmp_path: Path
+    browser: WebDriver, server: page.Server, tmp_path: Path
 ) -> None:
     driver = browser
-    choose_a_game_against_level_0(driver, server, "hong-kong-forum")
+    page.choose_a_game_against_level_0(driver, server, "hong-kong-forum")
     board = driver.find_element(By.ID, "play-board")
     old = board.get_attribute("data-game")
     driver.find_element(By.ID, "new-game").click()
-    wait(driver, lambda d: board.get_attribute("data-game") != old and my_turn(d))
-    click(driver, "b2")  # one tap flips
-    next_turn(driver, 0)  # the engine can only flip: b2 keeps a face-down neighbour or more
-    assert "step onto a face-down" in status(driver)
-    click(driver, "b2")
-    targets = {s["square"]: s for s in squares(driver) if s["target"]}
+    page.wait(driver, lambda d: board.get_attribute("data-game") != old and page.my_turn(d))
+    page.click(driver, "b2")  # one tap flips
+    page.next_turn(driver, 0)  # the engine can only flip: b2 keeps a face-down neighbour or more
+    assert "step onto a face-down" in page.status(driver)
+    page.click(driver, "b2")
+    targets = {s["square"]: s for s in page.squares(driver) if s["target"]}
     onto = sorted(name for name, s in targets.items() if s["target"] == "reveal")
     assert onto and all(targets[name]["piece"] == "X" for name in onto)
     assert all("target-reveal" in targets[name]["classes"] for name in onto)
-    assert "face-down" in status(driver)
-    click(driver, onto[0])
-    next_turn(driver, 2)
+    assert "face-down" in page.status(driver)
+    page.click(driver, onto[0])
+    page.next_turn(driver, 2)
     moves = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#play-moves li")]
     assert moves[2].startswith(f"you: b2-{onto[0]}(") and moves[2].endswith(")")
 
     driver.find_element(By.ID, "resign").click()
     driver.find_element(By.ID, "resign").click()
-    wait(driver, game_over)
+    page.wait(driver, page.game_over)
     record = driver.find_element(By.ID, "record-json").get_attribute("href")
     text = driver.execute_async_script(
         "fetch(arguments[0]).then(r => r.text()).then(arguments[1])", record
@@ -212,11 +193,11 @@ def test_a_move_onto_a_face_down_piece_by_clicking_then_its_replay(
     driver.execute_script("location.hash = '#replay'")
     driver.find_element(By.ID, "replay-file").send_keys(str(path))
     replay_status = driver.find_element(By.ID, "replay-status")
-    wait(driver, lambda d: replay_status.text.startswith("start"))
+    page.wait(driver, lambda d: replay_status.text.startswith("start"))
     number = driver.find_element(By.ID, "replay-ply")
     number.clear()
     number.send_keys("3\n")
-    wait(driver, lambda d: replay_status.text.startswith("ply 3 of"))
+    page.wait(driver, lambda d: replay_status.text.startswith("ply 3 of"))
     assert f"b2-{onto[0]}(" in replay_status.text
     assert "onto a face-down piece, turned it up and" in replay_status.text
     marked = driver.find_elements(By.CSS_SELECTOR, "#replay-board .square.last")
@@ -224,52 +205,54 @@ def test_a_move_onto_a_face_down_piece_by_clicking_then_its_replay(
 
 
 def test_a_reload_finds_the_game_and_new_game_asks_first(
-    browser: WebDriver, server: Server
+    browser: WebDriver, server: page.Server
 ) -> None:
     driver = browser
-    start_against_level_0(driver, server, "casual")  # nothing played yet: it does not ask
+    page.start_against_level_0(driver, server, "casual")  # nothing played yet: it does not ask
     choose = random.Random(2)
-    play_one(driver, choose)
-    play_one(driver, choose)
+    page.play_one(driver, choose)
+    page.play_one(driver, choose)
     moves = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#play-moves li")]
-    board = [s["piece"] for s in squares(driver)]
+    board = [s["piece"] for s in page.squares(driver)]
     driver.refresh()
-    wait(driver, lambda d: plies(d) == len(moves) and my_turn(d))
+    page.wait(driver, lambda d: page.plies(d) == len(moves) and page.my_turn(d))
     assert [i.text for i in driver.find_elements(By.CSS_SELECTOR, "#play-moves li")] == moves
-    assert [s["piece"] for s in squares(driver)] == board
+    assert [s["piece"] for s in page.squares(driver)] == board
 
     driver.find_element(By.ID, "new-game").click()
-    asked = wait(driver, lambda d: d.switch_to.alert)
+    asked = page.wait(driver, lambda d: d.switch_to.alert)
     assert "game in progress" in asked.text
     asked.dismiss()  # keep playing
-    assert plies(driver) == len(moves)
-    playing = game_id(driver)
+    assert page.plies(driver) == len(moves)
+    playing = page.game_id(driver)
     driver.find_element(By.ID, "new-game").click()
-    wait(driver, lambda d: d.switch_to.alert).accept()
-    wait(driver, lambda d: game_id(d) != playing and plies(d) == 0 and my_turn(d))
+    page.wait(driver, lambda d: d.switch_to.alert).accept()
+    page.wait(
+        driver, lambda d: page.game_id(d) != playing and page.plies(d) == 0 and page.my_turn(d)
+    )
 
 
 def test_one_tap_flips_and_any_other_tap_cancels_a_selection(
-    browser: WebDriver, server: Server
+    browser: WebDriver, server: page.Server
 ) -> None:
     driver = browser
-    start_against_level_0(driver, server, "casual")
-    click(driver, "b3")  # one tap: flipped, and the engine answered
-    next_turn(driver, 0)
-    assert next(s for s in squares(driver) if s["square"] == "b3")["piece"] != "X"
+    page.start_against_level_0(driver, server, "casual")
+    page.click(driver, "b3")  # one tap: flipped, and the engine answered
+    page.next_turn(driver, 0)
+    assert next(s for s in page.squares(driver) if s["square"] == "b3")["piece"] != "X"
     choose = random.Random(3)
-    while not (movers := own_movers(driver)) and not game_over(driver):
-        play_one(driver, choose)
+    while not (movers := page.own_movers(driver)) and not page.game_over(driver):
+        page.play_one(driver, choose)
     assert movers, "no piece of ours could move in the whole game"
     mover = movers[0]
-    before = plies(driver)
-    facedown = next(s["square"] for s in squares(driver) if s["piece"] == "X")
-    click(driver, mover)
-    assert any(s["target"] for s in squares(driver))
-    click(driver, facedown)  # cancels: nothing flipped by accident
-    assert plies(driver) == before and not any(s["target"] for s in squares(driver))
-    assert next(s for s in squares(driver) if s["square"] == facedown)["piece"] == "X"
+    before = page.plies(driver)
+    facedown = next(s["square"] for s in page.squares(driver) if s["piece"] == "X")
+    page.click(driver, mover)
+    assert any(s["target"] for s in page.squares(driver))
+    page.click(driver, facedown)  # cancels: nothing flipped by accident
+    assert page.plies(driver) == before and not any(s["target"] for s in page.squares(driver))
+    assert next(s for s in page.squares(driver) if s["square"] == facedown)["piece"] == "X"
     if len(movers) > 1:
-        click(driver, mover)
-        click(driver, movers[1])  # another piece of ours: cancels too, selects nothing
-        assert plies(driver) == before and not any(s["target"] for s in squares(driver))
+        page.click(driver, mover)
+        page.click(driver, movers[1])  # another piece of ours: cancels too, selects nothing
+        assert page.plies(driver) == before and not any(s["target"] for s in page.squares(driver))

@@ -13,25 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import browser_page as page
 import pytest
-
-pytest.importorskip("starlette", reason="the GUI tests need: pip install -e '.[test]'")
-pytest.importorskip("selenium", reason="the browser tests need: pip install -e '.[test]'")
-
-from browser_page import (
-    Server,
-    game_over,
-    legal,
-    next_turn,
-    own_movers,
-    panel_in_view,
-    play_one,
-    plies,
-    squares,
-    start_against_level_0,
-    status,
-    wait,
-)
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -101,13 +84,13 @@ def squares_across(driver: WebDriver) -> int:
 
 @pytest.mark.parametrize(("width", "height"), VIEWPORTS, ids=[f"{w}x{h}" for w, h in VIEWPORTS])
 def test_every_viewport_shows_the_whole_table_without_scrolling(
-    screen: WebDriver, server: Server, width: int, height: int
+    screen: WebDriver, server: page.Server, width: int, height: int
 ) -> None:
     driver = screen
     set_viewport(driver, width, height)
-    start_against_level_0(driver, server, "olympiad")
+    page.start_against_level_0(driver, server, "olympiad")
     for _ in range(3):
-        play_one(driver, random.Random(width))
+        page.play_one(driver, random.Random(width))
     size = page_size(driver)
     assert (size["width"], size["height"]) == (width, height)
     assert size["scrollWidth"] <= width and size["scrollHeight"] <= height, size
@@ -119,18 +102,18 @@ def test_every_viewport_shows_the_whole_table_without_scrolling(
         assert not engine.is_displayed()
         board = rects(driver, ("play-board",))["play-board"]
         driver.find_element("id", "panel-open").click()
-        wait(driver, panel_in_view)
+        page.wait(driver, page.panel_in_view)
         left, top, right, bottom = rects(driver, ("engine",))["engine"]
         assert left >= 0 and right <= width and top >= 0 and bottom <= height
         assert rects(driver, ("play-board",))["play-board"] == board
         driver.find_element("id", "panel-close").click()
-        wait(driver, lambda d: not d.find_element("id", "engine").is_displayed())
+        page.wait(driver, lambda d: not d.find_element("id", "engine").is_displayed())
     else:
         assert engine.is_displayed()
         left, _, right, _ = rects(driver, ("engine",))["engine"]
         assert right <= width
     if folder := os.environ.get("BANQI_SCREENSHOTS"):
-        wait(driver, lambda d: not d.execute_script("return document.getAnimations().length"))
+        page.wait(driver, lambda d: not d.execute_script("return document.getAnimations().length"))
         Path(folder).mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(Path(folder) / f"board-{width}x{height}.png"))
 
@@ -139,15 +122,15 @@ LAYOUT = ("play-board", "play-status", "play-top", "play-bottom", "new-game", "p
 
 
 def test_nothing_moves_when_a_piece_is_selected_or_the_status_changes(
-    screen: WebDriver, server: Server
+    screen: WebDriver, server: page.Server
 ) -> None:
     driver = screen
     set_viewport(driver, 1280, 800)
-    start_against_level_0(driver, server, "hong-kong-forum")
+    page.start_against_level_0(driver, server, "hong-kong-forum")
     choose = random.Random(5)
-    while not own_movers(driver) and not game_over(driver):
-        play_one(driver, choose)
-    movers = own_movers(driver)
+    while not page.own_movers(driver) and not page.game_over(driver):
+        page.play_one(driver, choose)
+    movers = page.own_movers(driver)
     assert movers, "no piece of ours could move in the whole game"
     driver.execute_script(  # the browser's own measure of layout shift, from the start
         """window.shifts = [];
@@ -161,10 +144,10 @@ def test_nothing_moves_when_a_piece_is_selected_or_the_status_changes(
         movers[0],
     )
     assert driver.find_element("id", "play-status").text != status
-    assert any(s["target"] for s in squares(driver))
+    assert any(s["target"] for s in page.squares(driver))
     assert rects(driver, LAYOUT) == before
     driver.find_element("id", "play-status").click()  # a tap elsewhere cancels
-    assert not any(s["target"] for s in squares(driver))
+    assert not any(s["target"] for s in page.squares(driver))
     assert rects(driver, LAYOUT) == before
     assert sum(driver.execute_script("return window.shifts")) < 0.001
 
@@ -209,26 +192,30 @@ def label(driver: WebDriver, square: str) -> str:
     )
 
 
-def test_a_whole_game_on_a_phone_by_tapping(screen: WebDriver, server: Server) -> None:
+def test_a_whole_game_on_a_phone_by_tapping(screen: WebDriver, server: page.Server) -> None:
     driver = screen
     set_viewport(driver, 390, 844)
-    start_against_level_0(driver, server, "olympiad")
+    page.start_against_level_0(driver, server, "olympiad")
     choose = random.Random(8)
-    while not game_over(driver):
-        play_one(driver, choose, check=True)  # WebDriver's own taps, one per flip
+    while not page.game_over(driver):
+        page.play_one(driver, choose, check=True)  # WebDriver's own taps, one per flip
     assert driver.find_element("id", "play-result").is_displayed()
     left, top, right, bottom = rects(driver, ("play-end",))["play-end"]
     assert left >= 0 and right <= 390 and top >= 0 and bottom <= 844
 
 
-def test_a_whole_game_by_keyboard_alone(screen: WebDriver, server: Server) -> None:
+def test_a_whole_game_by_keyboard_alone(screen: WebDriver, server: page.Server) -> None:
     driver = screen
     set_viewport(driver, 1280, 800)  # 8 across: the arrow keys follow the board as drawn
-    start_against_level_0(driver, server, "casual")
+    page.start_against_level_0(driver, server, "casual")
     driver.get(server.url)  # the page finds its game again, and the focus is at its start
-    wait(
+    page.wait(
         driver,
-        lambda d: bool(shown := squares(d)) and shown[0]["piece"] == "X" and "to move" in status(d),
+        lambda d: (
+            bool(shown := page.squares(d))
+            and shown[0]["piece"] == "X"
+            and "to move" in page.status(d)
+        ),
     )
     for _ in range(12):  # Tab from the page's start reaches the board
         if focused(driver):
@@ -250,9 +237,9 @@ def test_a_whole_game_by_keyboard_alone(screen: WebDriver, server: Server) -> No
     )
     choose = random.Random(11)
     escaped = False
-    while not game_over(driver):
-        before = plies(driver)
-        actions = [(f, a["to"], a["kind"]) for f, some in legal(driver).items() for a in some]
+    while not page.game_over(driver):
+        before = page.plies(driver)
+        actions = [(f, a["to"], a["kind"]) for f, some in page.legal(driver).items() for a in some]
         captures = [a for a in actions if a[2] in ("capture", "jump")]
         flips = [a for a in actions if a[2] == "flip"]
         frm, to, kind = choose.choice(captures or flips or actions)
@@ -262,15 +249,15 @@ def test_a_whole_game_by_keyboard_alone(screen: WebDriver, server: Server) -> No
             assert "selected" in label(driver, frm)
             if not escaped:  # Escape cancels a selection, once in the game
                 press(driver, Keys.ESCAPE)
-                assert not any(s["target"] for s in squares(driver))
+                assert not any(s["target"] for s in page.squares(driver))
                 press(driver, Keys.SPACE)
                 escaped = True
             assert f"{frm} can" in label(driver, to)
             walk_to(driver, to)
             press(driver, Keys.SPACE)
-        next_turn(driver, before)
+        page.next_turn(driver, before)
         spoken = driver.execute_script("return window.spoken.splice(0)")
-        assert any(frm in words for words in spoken) or game_over(driver), spoken
+        assert any(frm in words for words in spoken) or page.game_over(driver), spoken
     assert driver.find_element("id", "play-result").text
 
 
@@ -358,9 +345,11 @@ def styles_seen(driver: WebDriver, pieces: str, board: str) -> dict[str, Any]:
     return found
 
 
-def test_every_mark_and_piece_style_has_enough_contrast(screen: WebDriver, server: Server) -> None:
+def test_every_mark_and_piece_style_has_enough_contrast(
+    screen: WebDriver, server: page.Server
+) -> None:
     driver = screen
-    start_against_level_0(driver, server, "olympiad")
+    page.start_against_level_0(driver, server, "olympiad")
     for pieces in ("disc", "flat", "tile"):
         for board in ("wood", "slate", "paper"):
             seen = styles_seen(driver, pieces, board)
@@ -383,13 +372,13 @@ def test_every_mark_and_piece_style_has_enough_contrast(screen: WebDriver, serve
                 assert worst >= 3, f"{where}: the mark {mark}, {worst:.2f}:1"
 
 
-def test_signs_and_icons_are_drawn_not_typed(screen: WebDriver, server: Server) -> None:
+def test_signs_and_icons_are_drawn_not_typed(screen: WebDriver, server: page.Server) -> None:
     driver = screen
-    start_against_level_0(driver, server, "casual")
+    page.start_against_level_0(driver, server, "casual")
     choose = random.Random(2)
-    while not (own_movers(driver) and captured(driver)):
-        assert not game_over(driver), "no capture in the whole game"
-        play_one(driver, choose)
+    while not (page.own_movers(driver) and captured(driver)):
+        assert not page.game_over(driver), "no capture in the whole game"
+        page.play_one(driver, choose)
     text = driver.execute_script("return document.body.innerText")
     assert not re.search("[\u2e80-\u9fff\u2190-\u23ff\u25a0-\u25ff]", text), "a sign set as text"
     pieces = driver.execute_script(
@@ -446,7 +435,7 @@ def count_animations(driver: WebDriver) -> None:
 
 @pytest.mark.parametrize("reduced", [False, True], ids=["motion", "reduced-motion"])
 def test_plies_animate_unless_motion_is_reduced(
-    screen: WebDriver, server: Server, reduced: bool
+    screen: WebDriver, server: page.Server, reduced: bool
 ) -> None:
     driver = screen
     if reduced:
@@ -454,12 +443,12 @@ def test_plies_animate_unless_motion_is_reduced(
             "Emulation.setEmulatedMedia",
             {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]},
         )
-    start_against_level_0(driver, server, "casual")
+    page.start_against_level_0(driver, server, "casual")
     count_animations(driver)
     choose = random.Random(4)
     for _ in range(4):
-        play_one(driver, choose)
+        page.play_one(driver, choose)
     animations = driver.execute_script("return window.animations")
     assert (animations == 0) if reduced else (animations >= 4), animations
-    last = [s for s in squares(driver) if "last" in s["classes"].split()]
+    last = [s for s in page.squares(driver) if "last" in s["classes"].split()]
     assert last, "the last ply is not marked"

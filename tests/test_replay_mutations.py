@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -325,25 +326,22 @@ def test_a_text_record_cut_after_any_line_is_incomplete(
                 assert "INCOMPLETE: no result line" in output, output
 
 
-@FAST
-@given(data=st.data())
-def test_a_record_cut_anywhere_is_refused(
-    real: list[GameRecord], folder: Folder, data: st.DataObject
-) -> None:
-    record = data.draw(st.sampled_from(real))
-    for content, suffix in ((as_text(record), ".txt"), (record.model_dump_json(indent=2), ".json")):
-        end = len(content.rstrip())
-        cut = data.draw(st.integers(min_value=0, max_value=end - 1))
-        status, output = folder.verdict(content[:cut], suffix, record.rules.name)
-        assert status in (1, 2), (cut, output)
+def cut(content: str, data: st.DataObject) -> str:
+    """``content`` cut short anywhere before its end."""
+    end = len(content.rstrip())
+    return content[: data.draw(st.integers(min_value=0, max_value=end - 1))]
 
 
-@FAST
-@given(data=st.data())
-def test_bent_clocks_are_refused(
-    real: list[GameRecord], folder: Folder, data: st.DataObject
-) -> None:
-    record = data.draw(st.sampled_from(real))
+def cut_text(record: GameRecord, data: st.DataObject) -> tuple[str, str]:
+    return cut(as_text(record), data), ".txt"
+
+
+def cut_json(record: GameRecord, data: st.DataObject) -> tuple[str, str]:
+    return cut(record.model_dump_json(indent=2), data), ".json"
+
+
+def bent_clocks(record: GameRecord, data: st.DataObject) -> tuple[str, str]:
+    """One clock of one ply bent, either way, by ``ply + 3`` ms or more (not below zero)."""
     ply = data.draw(st.integers(min_value=0, max_value=len(record.plies) - 1))
     side = data.draw(st.integers(min_value=0, max_value=1))
     bend = data.draw(
@@ -355,25 +353,48 @@ def test_bent_clocks_are_refused(
     if clocks[side] + bend < 0:
         bend = -bend
     clocks[side] += bend
-    status, output = folder.verdict(json.dumps(data_json), ".json", record.rules.name)
-    assert status == 1, output
-    assert "clocks_ms" in output
+    return json.dumps(data_json), ".json"
 
 
-@FAST
-@given(data=st.data())
-def test_a_ply_moved_elsewhere_is_refused(
-    real: list[GameRecord], folder: Folder, data: st.DataObject
-) -> None:
+def ply_moved(record: GameRecord, data: st.DataObject) -> tuple[str, str]:
     """A ply's whole record moved to another place in the list of plies."""
-    record = data.draw(st.sampled_from(real))
     count = len(record.plies)
     source = data.draw(st.integers(min_value=0, max_value=count - 1))
     target = data.draw(st.integers(min_value=0, max_value=count - 1).filter(lambda t: t != source))
     data_json = as_json(record)
     data_json["plies"].insert(target, data_json["plies"].pop(source))
-    status, output = folder.verdict(json.dumps(data_json), ".json", record.rules.name)
-    assert status == 1, output
+    return json.dumps(data_json), ".json"
+
+
+@dataclass(frozen=True)
+class DrawnChange:
+    """A change hypothesis draws on a real record (its content and file suffix), the
+    statuses ``banqi replay`` may refuse it with, and words its output must hold."""
+
+    change: Callable[[GameRecord, st.DataObject], tuple[str, str]]
+    statuses: tuple[int, ...] = (1,)
+    words: tuple[str, ...] = ()
+
+
+DRAWN_CHANGES = {
+    "text-cut-anywhere": DrawnChange(cut_text, statuses=(1, 2)),
+    "json-cut-anywhere": DrawnChange(cut_json, statuses=(1, 2)),
+    "bent-clocks": DrawnChange(bent_clocks, words=("clocks_ms",)),
+    "ply-moved-elsewhere": DrawnChange(ply_moved),
+}
+
+
+@pytest.mark.parametrize("drawn", DRAWN_CHANGES.values(), ids=list(DRAWN_CHANGES))
+@FAST
+@given(data=st.data())
+def test_a_drawn_change_is_refused(
+    real: list[GameRecord], folder: Folder, data: st.DataObject, drawn: DrawnChange
+) -> None:
+    record = data.draw(st.sampled_from(real))
+    content, suffix = drawn.change(record, data)
+    status, output = folder.verdict(content, suffix, record.rules.name)
+    assert status in drawn.statuses, output
+    assert all(words in output for words in drawn.words), output
 
 
 def test_replay_reads_no_device_and_no_empty_file(tmp_path: Path, folder: Folder) -> None:

@@ -26,6 +26,8 @@ ODD_NAME = "b<&>"
 """An engine name with characters HTML and Markdown would read as markup."""
 ODD_LOG = "x<&>.log"
 """A command argument with them: the engine's log file, in its room."""
+ODD_ENGINE = f"{ODD_NAME}={ENGINE} --level 0 --log {shlex.quote(ODD_LOG)}"
+"""The engine of that name and log, at level 0."""
 
 
 def run(args: list[str]) -> None:
@@ -35,6 +37,18 @@ def run(args: list[str]) -> None:
 
 def records_in(out: Path) -> list[GameRecord]:
     return [read_record(path) for path in sorted((out / GAMES_DIR).glob("*.json"))]
+
+
+def run_against_odd(
+    tmp_path: Path, command: str, name: str, options: str
+) -> tuple[Path, list[GameRecord]]:
+    """``banqi COMMAND`` of engine ``name`` at level 1 against the odd engine, with
+    ``options`` (words split at spaces), into a fresh run folder: that folder and its
+    records."""
+    out = tmp_path / "run"
+    args = [command, f"{name}={ENGINE} --level 1", ODD_ENGINE, *options.split()]
+    run([*args, "--out", str(out)])
+    return out, records_in(out)
 
 
 def about_lines(text: str) -> dict[str, str]:
@@ -154,7 +168,7 @@ def test_a_gauntlet_report_names_its_deal_book(tmp_path: Path) -> None:
             "tournament",
             *("--engine", f"g={ENGINE} --level 1"),
             *("--engine", f"r={ENGINE} --level 0"),
-            *("--engine", f"{ODD_NAME}={ENGINE} --level 0 --log {shlex.quote(ODD_LOG)}"),
+            *("--engine", ODD_ENGINE),
             *("--format", "gauntlet", "--rules", "casual", "--time", "8", "--seed", "4"),
             *("--concurrency", "2", "--deals", str(book), "--out", str(out)),
         ]
@@ -171,17 +185,8 @@ def test_a_gauntlet_report_names_its_deal_book(tmp_path: Path) -> None:
 
 
 def test_a_match_report_and_its_page_say_the_same(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    run(
-        [
-            "match",
-            f"a={ENGINE} --level 1",
-            f"{ODD_NAME}={ENGINE} --level 0 --log {shlex.quote(ODD_LOG)}",
-            *("--games", "2", "--rules", "casual", "--time", "6", "--move-time", "2"),
-            *("--seed", "9", "--out", str(out)),
-        ]
-    )
-    records = records_in(out)
+    options = "--games 2 --rules casual --time 6 --move-time 2 --seed 9"
+    out, records = run_against_odd(tmp_path, "match", "a", options)
     check_text(out, records, "6s+0s, 2s/move, margin 200 ms", 9)
     check_escaped(out, records)
     page = (out / "report.html").read_text()
@@ -190,17 +195,8 @@ def test_a_match_report_and_its_page_say_the_same(tmp_path: Path) -> None:
 
 
 def test_an_sprt_chart_says_what_was_played(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    run(
-        [
-            "sprt",
-            f"new={ENGINE} --level 1",
-            f"{ODD_NAME}={ENGINE} --level 0 --log {shlex.quote(ODD_LOG)}",
-            *("--max-games", "2", "--rules", "casual", "--time", "6", "--seed", "3"),
-            *("--out", str(out)),
-        ]
-    )
-    records = records_in(out)
+    options = "--max-games 2 --rules casual --time 6 --seed 3"
+    out, records = run_against_odd(tmp_path, "sprt", "new", options)
     chart = (out / "sprt.html").read_text()
     about = chart[chart.index('<section id="about">') : chart.index("</section>")]
     lines = about_lines((out / "report.txt").read_text())

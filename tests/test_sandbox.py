@@ -314,6 +314,7 @@ def test_a_referee_killed_mid_game_takes_every_engine_process_with_it(
     args.append(f"--cwd={room}={work}")  # its folder is its room: it notes its pids there
     # forking 200 processes before answering may take long on a loaded machine
     args += ["--time", "120", "--stall-timeout", "60", "--out", str(tmp_path / "run")]
+    args += ["--pass-env", "HOSTILE_TOKEN"]  # an engine gets only what it is given
     process = run_cli(args, work, home, tmp_path / "out", HOSTILE_TOKEN=token)
     try:
         deadline = time.monotonic() + 60
@@ -342,8 +343,10 @@ from referee.engine_start import sandboxed_engines
 from referee.sandbox import Isolation
 from referee.timecontrol import TimeControl
 folder, isolation = Path(sys.argv[1]), Isolation(sys.argv[2])
+given = {"pass_env": ("HOSTILE_TOKEN",)}
 specs = tuple(
-    EngineSpec(name=n, command=(sys.executable, f"{n}.py"), cwd=folder) for n in ("hostile", "good")
+    EngineSpec(name=n, command=(sys.executable, f"{n}.py"), cwd=folder, **given)
+    for n in ("hostile", "good")
 )
 play(folder / "run", specs, time_control=TimeControl(time=120), stall_timeout=60,
      start_engine=sandboxed_engines(isolation, []))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from processes import run_banqi
-from referee_fakes import Fake, write_fake
+from referee_fakes import Fake, attacker, write_fake
 
 from referee.cgroups import cgroup_place
 from referee.record import GameRecord
@@ -24,22 +24,6 @@ from referee.sandbox import Isolation, working_isolations
 pytestmark = pytest.mark.skipif(
     working_isolations()[0] is Isolation.NONE, reason="no sandbox works on this machine"
 )
-
-REPORTING = r"""
-_plain_answer = answer
-
-
-def answer(i, words):
-    if i == 1:
-        reply(1, "report:" + REPORT)
-    else:
-        _plain_answer(i, words)
-"""
-
-
-def attacker(folder: Path, name: str, attack: str) -> Fake:
-    """A legal-playing fake that runs ``attack`` (which sets ``REPORT``) as it starts."""
-    return write_fake(folder, name, attack + REPORTING, legal=True)
 
 
 def command(fake: Fake) -> str:
@@ -242,15 +226,19 @@ def test_an_engine_reaches_no_dask_scheduler(work: Path) -> None:
     assert not words.startswith("seen:0,")  # unsandboxed, it sees the cluster's ports
 
 
-def limited_attack(work: Path, code: str, limit: str) -> tuple[list[GameRecord], Fake]:
-    """A match of an engine that runs ``code`` at its first genmove against a plain one."""
+def limited_attack(
+    work: Path, code: str, limit: str | None = None
+) -> tuple[list[GameRecord], Fake]:
+    """A match of an engine that runs ``code`` at its first genmove against a plain one,
+    under ``--limit limit`` (the default limits without)."""
     attack = "def on_genmove(i, words):\n" + "".join(
         f"    {line}\n" for line in code.strip().splitlines()
     )
     attack += "    reply(i, choose(words[2]))\n"
     hostile = write_fake(work, "hostile", attack, legal=True)
     other = write_fake(work, "other", legal=True)
-    out = match(work, command(hostile), command(other), extra=("--limit", limit))
+    extra = ("--limit", limit) if limit else ()
+    out = match(work, command(hostile), command(other), extra=extra)
     return records(out), other
 
 
@@ -292,6 +280,19 @@ hoard = [b"\\x01" * (64 << 20) for _ in range(40)]
 """
     games, _ = limited_attack(work, code, "memory_mib=256")
     assert lost_by(games, "hostile", "memory-limit")
+
+
+def test_by_default_an_engine_has_2_gib_and_loses_by_its_memory_limit_beyond(
+    work: Path,
+) -> None:
+    """No --limit: an engine that touches 2.5 GiB (the hostile engine of a 24 GiB machine
+    touched 3 GiB) is stopped at its default of 2,048 MiB, not left to take the machine."""
+    code = """
+hoard = [b"\\x01" * (64 << 20) for _ in range(40)]
+"""
+    games, _ = limited_attack(work, code)
+    assert lost_by(games, "hostile", "memory-limit")
+    assert all("memory limit of 2048 MiB" in record.detail for record in games), games
 
 
 def test_an_engine_that_fills_its_room_loses_and_leaves_nothing(work: Path) -> None:

@@ -26,6 +26,7 @@ The run core:
 - ``run_access``: what a run may read and what its engines must not see; default folders.
 - ``engine_places``: where games are played (sandboxed here, or on a cluster), and the
   check of every engine before the first game.
+- ``placed_options``: the runner's options of where a job's games are played.
 - ``differences``: what a resumed config changes, in words.
 - ``runner``: games played K at once, each record saved the moment its game ends.
 - ``cluster``: games played as Dask tasks on workers.

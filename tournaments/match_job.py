@@ -13,10 +13,11 @@ from referee.engine_start import EngineFactory
 from referee.macs import MacKeys
 from referee.record import GameRecord
 
-from .engine_places import Notices, check_before_games, live_views_safe, playing_for
+from .engine_places import Notices, check_before_games, playing_for
 from .match import MATCH, MATCH_FILE, open_match, run_match, score_tracker, start_match_folder
 from .match_config import MatchConfig, match_setups
 from .match_score import MatchResult, MatchScore
+from .placed_options import placed_options
 from .report_about import run_asked
 from .results import Standings
 from .run_access import RunAccess
@@ -109,12 +110,10 @@ def run_match_job(
             out=config.out,
             events=RunEvents(game_done, events.engine_out),
             log_traffic=config.log_traffic,
-            start_engine=play.start_engine,
             book=book,
-            play_on=play.place,
-            live_views=live_views_safe(config.sandbox, config.concurrency),
             found=found,
             asked=run_asked(config, config.engines, config.seed, state.deal_book),
+            **placed_options(play, config),
         )
         records = run_interruptible(run_match(config, options, tracker))
     result = None if tracker is None else tracker.result()

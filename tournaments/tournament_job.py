@@ -15,7 +15,8 @@ from referee.macs import MacKeys
 from referee.record import GameRecord
 
 from .config import ConfigError, TournamentConfig
-from .engine_places import Notices, Playing, check_before_games, live_views_safe, playing_for
+from .engine_places import Notices, Playing, check_before_games, playing_for
+from .placed_options import placed_options
 from .play import prepare, run_tournament
 from .report_about import run_asked
 from .results import Standings
@@ -120,10 +121,7 @@ def run_tournament_job(
             out=out,
             events=RunEvents(events.game_done, events.engine_out),
             log_traffic=job.log_traffic,
-            start_engine=play.start_engine,
             book=book,
-            play_on=play.place,
-            live_views=live_views_safe(run.sandbox, run.concurrency),
             found=found,
             asked=run_asked(
                 run,
@@ -132,5 +130,6 @@ def run_tournament_job(
                 state.deal_book,
                 [run.own_time(index) for index in range(len(run.engines))],
             ),
+            **placed_options(play, run),
         )
         return run_tournament(state, games, options)
