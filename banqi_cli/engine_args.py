@@ -12,7 +12,14 @@ from pydantic import ValidationError
 from banqi_common.errors import InputError
 from referee.engine_env import BASE_VARIABLES
 from referee.engine_limits import EngineLimits
-from referee.engine_spec import NAME_LIMIT, EngineSpec, default_name, split_command
+from referee.engine_spec import (
+    NAME_LIMIT,
+    EngineSpec,
+    default_name,
+    env_problem,
+    pass_env_problem,
+    split_command,
+)
 
 ENGINE_NAME = re.compile(r"^([^\s=/\\]+)=(.+)$", re.DOTALL)
 """``NAME=COMMAND``: a name with no space, ``=`` or slash, then the command."""
@@ -87,22 +94,20 @@ def env_from(assignments: tuple[str, ...]) -> dict[str, str]:
     env: dict[str, str] = {}
     for text in assignments:
         name, sep, value = text.partition("=")
-        if not sep or not name or "\0" in text:
-            raise click.BadParameter(
-                f"{text!r}: expected NAME=VALUE, a non-empty name and no NUL byte",
-                param_hint="--env",
-            )
+        problem = env_problem(name, value) if sep else "expected NAME=VALUE"
+        if problem:
+            raise click.BadParameter(f"{text!r}: {problem}", param_hint="--env")
         env[name] = value
     return env
 
 
 def pass_env_from(names: tuple[str, ...]) -> tuple[str, ...]:
     """``--pass-env NAME``: the names, each checked as an engine's ``pass_env`` is."""
-    try:
-        return EngineSpec(name="engine", command=("engine",), pass_env=names).pass_env
-    except ValidationError as error:
-        reason = str(error.errors()[0]["msg"]).removeprefix("Value error, ")
-        raise click.BadParameter(reason, param_hint="--pass-env") from None
+    for name in names:
+        problem = pass_env_problem(name)
+        if problem:
+            raise click.BadParameter(f"{name!r}: {problem}", param_hint="--pass-env")
+    return names
 
 
 def check_names(given: Iterable[str], names: Sequence[str], option: str) -> None:

@@ -36,11 +36,8 @@ def serve(
     say("(Ctrl-C stops it)")
     if open_browser:
         threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()
-    try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        server.interrupted = True
-    if server.interrupted:
+    server.run(sockets=[sock])  # a Ctrl-C uvicorn raised again ends it here
+    if server.interrupted:  # one whose raise was lost in asyncio's shutdown
         raise KeyboardInterrupt
 
 

@@ -93,13 +93,9 @@ class EngineSpec(BaseModel):
     def _plain_env(cls, env: dict[str, str], info: ValidationInfo) -> dict[str, str]:
         engine = f" of engine {info.data['name']!r}" if "name" in info.data else ""
         for key, value in env.items():
-            if not key or "=" in key or "\0" in key:
-                raise ValueError(
-                    f"env variable {key!r}{engine}: a name must be non-empty, with no = and "
-                    "no NUL byte"
-                )
-            if "\0" in value:
-                raise ValueError(f"env variable {key!r}{engine}: its value has a NUL byte")
+            problem = env_problem(key, value)
+            if problem:
+                raise ValueError(f"env variable {key!r}{engine}: {problem}")
         return env
 
     @field_validator("pass_env")
@@ -107,21 +103,34 @@ class EngineSpec(BaseModel):
     def _plain_names(cls, names: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
         engine = f" of engine {info.data['name']!r}" if "name" in info.data else ""
         for name in names:
-            if not name or "=" in name or "\0" in name:
-                raise ValueError(
-                    f"pass_env name {name!r}{engine}: a name must be non-empty, with no = and "
-                    "no NUL byte"
-                )
-            if name.startswith(OWN_PREFIX):
-                raise ValueError(
-                    f"pass_env name {name!r}{engine}: banqi's own variables (the referee "
-                    f"key's path {KEY_ENV}, an arena token) are never passed to an engine"
-                )
+            problem = pass_env_problem(name)
+            if problem:
+                raise ValueError(f"pass_env name {name!r}{engine}: {problem}")
         return names
 
     def describe(self) -> str:
         """The command line as a shell would show it."""
         return shlex.join(self.command)
+
+
+def env_problem(name: str, value: str = "") -> str | None:
+    """What makes ``name=value`` unusable as an engine's variable; None when it can be."""
+    if not name or "=" in name or "\0" in name:
+        return "a name must be non-empty, with no = and no NUL byte"
+    if "\0" in value:
+        return "its value has a NUL byte"
+    return None
+
+
+def pass_env_problem(name: str) -> str | None:
+    """What makes the referee's variable ``name`` unusable for ``pass_env``; None when it
+    can be passed."""
+    if name.startswith(OWN_PREFIX):
+        return (
+            f"banqi's own variables (the referee key's path {KEY_ENV}, an arena token) are "
+            "never passed to an engine"
+        )
+    return env_problem(name)
 
 
 def cwd_problem(spec: EngineSpec) -> str | None:
