@@ -11,6 +11,7 @@ from processes import run_banqi, script
 
 STARTER_REPLY = 'print(f"={ident} {payload}".rstrip(), flush=True)'
 STARTER_CHOICE = "frm, to = choose_move(board, colour, moves, clock.get(colour, 0))"
+STARTER_RANDOM = "import random\n"
 STARTER_QUIT = "        if ident == 5:  # quit: answered, then exit\n            return\n"
 
 
@@ -21,12 +22,15 @@ def starter(tmp_path: Path, name: str = "bot") -> Path:
     return tmp_path / name / "bot.py"
 
 
-def faulty(tmp_path: Path, old: str, new: str) -> Path:
-    """The starter with one fault put in."""
+def faulty(tmp_path: Path, *changes: tuple[str, str]) -> Path:
+    """The starter with a fault put in (each ``(old, new)`` of ``changes``), its random
+    choices seeded so that it fails the same way each time."""
     bot = starter(tmp_path)
     text = bot.read_text()
-    assert old in text
-    bot.write_text(text.replace(old, new))
+    for old, new in ((STARTER_RANDOM, f"{STARTER_RANDOM}random.seed(7)\n"), *changes):
+        assert old in text
+        text = text.replace(old, new)
+    bot.write_text(text)
     return bot
 
 
@@ -85,40 +89,52 @@ def test_new_engine_refuses_to_overwrite(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "check_words", "why_words"),
+    ("old", "new", "check_words", "why_words", "also"),
     [
         (  # a piece moved two squares
             STARTER_CHOICE,
             'frm, to = ("a1", "a3") if colour != "unknown" else moves[0]',
             "moves first",
             "illegal",
+            None,
         ),
-        (STARTER_CHOICE, 'frm, to = "hello", "there"', "moves first", "genmove answer"),
+        (STARTER_CHOICE, 'frm, to = "hello", "there"', "moves first", "genmove answer", None),
         (  # dies at its first move after the first flip
             STARTER_CHOICE,
             'frm, to = moves[0] if colour == "unknown" else sys.exit(3)',
             "moves first",
             "exited (status 3)",
+            None,
         ),
-        (STARTER_REPLY, STARTER_REPLY.replace("flush=True", "flush=False"), "starts", "flushed"),
+        (
+            STARTER_REPLY,
+            STARTER_REPLY.replace("flush=True", "flush=False"),
+            "starts",
+            "flushed",
+            None,
+        ),
         (  # thinks a second whatever its clock
             STARTER_CHOICE,
             "__import__('time').sleep(0.7 if clock.get(colour, 0) < 400 else 0)\n"
             f"            {STARTER_CHOICE}",
             "low time_left",
             "lost on time",
+            None,
         ),
         (
             STARTER_QUIT,
             STARTER_QUIT.replace("return", 'print("bye", flush=True)\n            return'),
             "quits",
             "more line",
+            None,
         ),
-        (  # a board kept from its own answer as well as from the echo
+        (  # a board kept from its own answer as well as from the echo; it moves a piece
+            # whenever it can, so that its board goes stale at once
             '            board[args[1]], board[args[0]] = board[args[0]], "-"\n',
             "            pass\n",
             "moves",
             "illegal",
+            ("return random.choice(moves)", "return moves[-1]"),
         ),
     ],
     ids=["illegal", "garbage", "crash", "no-flush", "too-slow", "output-after-quit", "no-echo"],
@@ -130,9 +146,10 @@ def test_check_catches_each_fault(
     new: str,
     check_words: str,
     why_words: str,
+    also: tuple[str, str] | None,
 ) -> None:
     monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)  # else Python flushes every line
-    bot = faulty(tmp_path, old, new)
+    bot = faulty(tmp_path, (old, new), *([also] if also else []))
     code, results = check(tmp_path, bot, "--seed", "7")
     assert code == 1
     bad = failed(results)
