@@ -19,6 +19,7 @@ from typing import Final, Protocol
 
 from protocol.client import EngineClient
 from protocol.line_protocol import TrafficLog
+from protocol.resource_watch import LimitBreach
 
 from .remote_engine import RemotePipes, remote_engine
 from .tokens import TokenStore, entrant_of
@@ -289,7 +290,9 @@ async def _receive_loop(socket: Socket, link: ClientLink) -> None:
             if isinstance(frame, Line):
                 pipes.line_received(frame.text)
             else:
-                pipes.exited(frame.status, frame.error)
+                said = frame.limit
+                limit = None if said is None else LimitBreach(said.kind, said.words)
+                pipes.exited(frame.status, frame.error, limit)
                 del link.games[frame.game]
         else:
             raise Refusal("hello again on an open connection", CLOSE_POLICY)

@@ -2,8 +2,9 @@
 
 The relay connects, says ``hello`` with the entrant's token, and then does what the server
 asks: ``start`` runs a fresh engine process for a game (sandboxed as the referee sandboxes
-engines, unless told otherwise), ``send`` writes a line to it, ``stop`` ends it; every line
-the engine writes on stdout goes back as ``line``, its exit as ``exited``. It judges
+engines, unless told otherwise, within its limits), ``send`` writes a line to it, ``stop``
+ends it; every line the engine writes on stdout goes back as ``line``, its exit as
+``exited`` (with the limit it reached, if one stopped it; its stderr stays here). It judges
 nothing and sends nothing on its own: after a dropped connection it stops its engines,
 connects again (waiting a little longer each time, up to ``MAX_BACKOFF``) and waits to be
 asked again; the server tells a fresh engine the game so far.
@@ -20,10 +21,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from banqi_common.errors import InputError
+from protocol.client import WATCH_INTERVAL
 from protocol.errors import EngineStartError
+from protocol.resource_watch import LimitBreach
 from referee.engine_env import engine_environment
 from referee.engine_spec import EngineSpec
 from referee.engine_start import launch_failed, sandboxed_launch
+from referee.engine_watch import SandboxWatch
 from referee.sandbox import Isolation
 
 from .wire import (
@@ -33,6 +37,7 @@ from .wire import (
     Finished,
     FrameError,
     Hello,
+    LimitReached,
     Line,
     Ping,
     Pong,
@@ -56,6 +61,8 @@ MAX_ENGINES: Final = 64
 """Engines the relay runs at once, whatever a server asks (one a game being played)."""
 STOP_SECONDS: Final = 1.0
 """Seconds an engine asked to stop has to exit after its stdin closes, before SIGKILL."""
+STDERR_TAIL_CHARS: Final = 4096
+"""How much of the end of an engine's stderr the relay keeps (it sends none of it)."""
 
 
 class RelayRefusedError(InputError):
@@ -83,25 +90,68 @@ class RelaySettings:
 
 
 class _Engine:
-    """One game's engine process: raw lines both ways."""
+    """One game's engine process: raw lines both ways, and the limits of its sandbox
+    (``watch``, None without one), which stop it the moment it reaches one."""
 
-    def __init__(self, game: str, process: asyncio.subprocess.Process) -> None:
+    def __init__(
+        self, game: str, process: asyncio.subprocess.Process, watch: SandboxWatch | None
+    ) -> None:
         self.game = game
         self.process = process
+        self.watch = watch
+        self.limit: LimitBreach | None = None
+        self.stderr_tail = ""
+        """The end of its stderr (which stays here), for the error an allocation or a full
+        room ended it with."""
 
     async def pump(self, send: Callable[[str], Awaitable[None]]) -> None:
-        """Relay stdout lines until end of file, then the exit (a line too long ends it)."""
+        """Relay stdout lines until end of file, then the exit (a line too long ends it),
+        with the limit it reached, if any; the control group goes with the engine."""
         stdout = self.process.stdout
         assert stdout is not None
+        helpers = [asyncio.create_task(self._drain_stderr())]
+        if self.watch is not None:
+            helpers.append(asyncio.create_task(self._watch_limits(self.watch)))
         error = ""
         try:
-            while line := await stdout.readline():
-                text = line.decode("utf-8", "replace")[:-1]
-                await send(encoded(Line(game=self.game, text=text)))
-        except ValueError:  # a line over the reader's limit
-            error = f"the engine wrote a line over {MAX_LINE_CHARS} bytes"
-        status = await self.stop()
-        await send(encoded(Exited(game=self.game, status=status, error=error)))
+            try:
+                while line := await stdout.readline():
+                    text = line.decode("utf-8", "replace")[:-1]
+                    await send(encoded(Line(game=self.game, text=text)))
+            except ValueError:  # a line over the reader's limit
+                error = f"the engine wrote a line over {MAX_LINE_CHARS} bytes"
+            status = await self.stop()
+            await asyncio.wait(helpers[:1], timeout=STOP_SECONDS)  # the rest of stderr
+            if self.limit is None and self.watch is not None:
+                self.limit = self.watch.breach(self.process.pid, status, self.stderr_tail)
+            reached = self.limit
+            limit = (
+                None if reached is None else LimitReached(kind=reached.kind, words=reached.words)
+            )
+            await send(encoded(Exited(game=self.game, status=status, error=error, limit=limit)))
+        finally:
+            for helper in helpers:
+                helper.cancel()
+            if self.watch is not None:
+                self.watch.release()
+
+    async def _drain_stderr(self) -> None:
+        stderr = self.process.stderr
+        assert stderr is not None
+        while chunk := await stderr.read(STDERR_TAIL_CHARS):
+            tail = self.stderr_tail + chunk.decode("utf-8", "replace")
+            self.stderr_tail = tail[-STDERR_TAIL_CHARS:]
+
+    async def _watch_limits(self, watch: SandboxWatch) -> None:
+        """Look at the limits every ``WATCH_INTERVAL``; one reached ends the engine."""
+        while self.process.returncode is None:
+            await asyncio.sleep(WATCH_INTERVAL)
+            limit = watch.breach(self.process.pid, None, "")
+            if limit is not None and self.process.returncode is None:
+                self.limit = limit
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                return
 
     def write(self, text: str) -> None:
         stdin = self.process.stdin
@@ -125,17 +175,19 @@ class _Engine:
 async def _start_engine(settings: RelaySettings, game: str) -> _Engine:
     """A fresh engine process for ``game``; EngineStartError if it cannot start."""
     spec = settings.engine
+    watch = None
     if settings.isolation is Isolation.NONE:
         command, env, before = list(spec.command), engine_environment(spec), None
     else:
         launch = sandboxed_launch(spec, settings.isolation, [])
         command, env, before = launch.command, launch.env, launch.limited.before_exec
+        watch = launch.limited.watch
     try:
         process = await asyncio.create_subprocess_exec(
             *command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
             env=env,
             cwd=spec.cwd,
             start_new_session=True,
@@ -143,8 +195,10 @@ async def _start_engine(settings: RelaySettings, game: str) -> _Engine:
             limit=MAX_LINE_CHARS + 1,
         )
     except OSError as error:
+        if watch is not None:
+            watch.release()
         raise EngineStartError(spec.name, launch_failed(spec, settings.isolation, error)) from None
-    return _Engine(game, process)
+    return _Engine(game, process, watch)
 
 
 class _Connection:

@@ -6,7 +6,9 @@ is the subprocess transport under them, whose stdin writes go out as ``send`` fr
 whose stdout is fed by the ``line`` frames that come back. Line bounds, reply matching,
 timeouts and faults are therefore the local engine's, word for word. Signals become a
 ``stop`` frame; the engine counts as exited when the client says so, or at once when the
-server stops it (the client kills its process on ``stop``).
+server stops it (the client kills its process on ``stop``). A limit of the relay's sandbox
+that stopped the engine comes with its exit, and is what the client's watch answers, so it
+ends the game as a local engine's limit does (``memory-limit``, not a crash).
 """
 
 import asyncio
@@ -17,6 +19,7 @@ from typing import Any, Final
 from protocol.client import EngineClient
 from protocol.errors import EngineDisconnectedError
 from protocol.line_protocol import DEFAULT_MAX_LINE_BYTES, EngineLineProtocol, TrafficLog
+from protocol.resource_watch import LimitBreach
 
 from .wire import Send, Start, Stop
 
@@ -65,6 +68,8 @@ class RemotePipes(asyncio.SubprocessTransport):
         self._protocol = protocol
         self._stdin = _RemoteStdin(self)
         self._returncode: int | None = None
+        self.limit: LimitBreach | None = None
+        """The limit the relay's sandbox stopped the engine at, as the relay said."""
         self._closed = False
         self.lost = False
         """Whether the engine ended because the client's connection dropped (not by itself)."""
@@ -81,11 +86,13 @@ class RemotePipes(asyncio.SubprocessTransport):
         if self._returncode is None:
             self._protocol.pipe_data_received(1, text.encode() + b"\n")
 
-    def exited(self, status: int | None, error: str = "") -> None:
-        """The client says the engine ended (``error``: why it could not start or run)."""
+    def exited(self, status: int | None, error: str = "", limit: LimitBreach | None = None) -> None:
+        """The client says the engine ended (``error``: why it could not start or run;
+        ``limit``: the limit its sandbox stopped it at)."""
         if self._returncode is not None:
             return
         self._returncode = status if status is not None else -int(signal.SIGKILL)
+        self.limit = limit
         if error:
             self._protocol.pipe_data_received(2, error.encode()[:4096] + b"\n")
         for fd in (0, 1, 2):
@@ -145,6 +152,19 @@ class RemotePipes(asyncio.SubprocessTransport):
         return default
 
 
+class _RelayedLimits:
+    """The watch of a relayed engine: the limit the relay said it reached, if any."""
+
+    def __init__(self, pipes: RemotePipes) -> None:
+        self._pipes = pipes
+
+    def breach(self, pid: int, returncode: int | None, stderr_tail: str) -> LimitBreach | None:
+        return self._pipes.limit
+
+    def release(self) -> None:
+        """The relay frees its own control group."""
+
+
 def remote_engine(
     game: str,
     name: str,
@@ -156,4 +176,4 @@ def remote_engine(
     protocol = EngineLineProtocol(name, traffic_log, DEFAULT_MAX_LINE_BYTES, log_stderr=True)
     pipes = RemotePipes(game, send, protocol)
     pipes.started()
-    return EngineClient(pipes, protocol, isolation="remote"), pipes
+    return EngineClient(pipes, protocol, "remote", _RelayedLimits(pipes)), pipes

@@ -16,6 +16,7 @@ from typing import Annotated, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from banqi_common.bounded_json import JsonShapeError, Shape, check_shape
+from protocol.resource_watch import LimitKind
 
 PROTOCOL: Final = "banqi-arena/1"
 """The protocol's name and version, sent in ``hello`` and ``welcome``."""
@@ -54,13 +55,22 @@ class Line(_Frame):
     text: _LINE
 
 
+class LimitReached(_Frame):
+    """Which limit of its sandbox the relayed engine reached, and what happened."""
+
+    kind: LimitKind
+    words: Annotated[str, Field(max_length=500)]
+
+
 class Exited(_Frame):
-    """Client: the engine of game ``game`` exited (or could not start), with its status."""
+    """Client: the engine of game ``game`` exited (or could not start), with its status;
+    ``limit`` when its sandbox stopped it at a limit."""
 
     type: Literal["exited"] = "exited"
     game: _GAME
     status: int | None = None
     error: Annotated[str, Field(max_length=2000)] = ""
+    limit: LimitReached | None = None
 
 
 class Pong(_Frame):

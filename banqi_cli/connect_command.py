@@ -13,7 +13,7 @@ from referee.engine_spec import EngineSpec, default_name
 from referee.sandbox import SandboxMode, choose_isolation
 
 from . import output
-from .engine_args import LIMIT_HELP, env_from, env_options, limits_from, pass_env_from
+from .engine_args import env_from, env_options, limit_option, limits_from, pass_env_from
 from .param_types import choice_option
 
 TOKEN_ENV: Final = "BANQI_ARENA_TOKEN"
@@ -57,7 +57,7 @@ def _token(token: str | None, token_file: Path | None) -> str:
     help="Run the engine isolated, as the referee does: auto = the best sandbox available, "
     "required = refuse to run without one, off = a plain process.",
 )
-@click.option("--limit", multiple=True, metavar="KEY=VALUE", help=LIMIT_HELP)
+@limit_option("Of the engine relayed; one it reaches loses the game by it.")
 @env_options
 def connect_command(
     url: str,

@@ -174,6 +174,13 @@ LIMIT_HELP: Final = (
     )
     + "."
 )
+
+
+def limit_option(whose: str) -> Callable[[F], F]:
+    """``--limit KEY=VALUE`` (repeatable), for the engines ``whose`` names."""
+    return click.option("--limit", multiple=True, metavar="KEY=VALUE", help=f"{LIMIT_HELP} {whose}")
+
+
 ENV_HELP: Final = (
     "Set the variable NAME to VALUE in every engine's environment (repeatable); an engine "
     f"gets only {', '.join(BASE_VARIABLES)} and LC_* of banqi's own, and HOME in its room."
@@ -212,9 +219,7 @@ def engine_pair_arguments(first: str, second: str) -> Callable[[F], F]:
             engines = sandboxed_as_asked(engine_specs(engine_1, engine_2), options)
             return function(*args, engines=engines, **kwargs)
 
-        with_limit = click.option(
-            "--limit", multiple=True, metavar="KEY=VALUE", help=f"{LIMIT_HELP} Of both engines."
-        )(env_options(wrapper))
+        with_limit = limit_option("Of both engines.")(env_options(wrapper))
         with_network = click.option(
             "--network",
             multiple=True,

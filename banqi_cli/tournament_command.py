@@ -36,6 +36,8 @@ from .engine_args import (
     distinct_specs,
     env_from,
     env_options,
+    limit_option,
+    limits_from,
     pass_env_from,
     rooms_from,
 )
@@ -101,12 +103,13 @@ def _build_config(
     cwd: tuple[str, ...],
     env: tuple[str, ...],
     pass_env: tuple[str, ...],
+    limit: tuple[str, ...],
     **flags: Any,
 ) -> TournamentConfig:
     """The config from CONFIG or from the flags; a flag given on the command line wins
     over the file or the demo's defaults, a time option only over its own field of the
     run's time control (an engine's own ``time`` table still wins for that engine), and
-    ``--env`` and ``--pass-env`` add to every engine's own."""
+    ``--env``, ``--pass-env`` and ``--limit`` add to (or override) every engine's own."""
     given = {
         name: value
         for name, value in flags.items()
@@ -132,10 +135,13 @@ def _build_config(
     rooms = rooms_from(cwd)
     check_names(rooms, [entry["name"] for entry in data["engines"]], "--cwd")
     variables, passed = env_from(env), pass_env_from(pass_env)
+    limits = limits_from(limit)
+    limits_given = {} if limits is None else limits.model_dump(exclude_unset=True)
     for entry in data["engines"]:
         entry["cwd"] = rooms.get(entry["name"], entry.get("cwd"))
         entry["env"] = {**entry.get("env", {}), **variables}
         entry["pass_env"] = [*entry.get("pass_env", ()), *passed]
+        entry["limits"] = {**entry.get("limits", {}), **limits_given}
     if time_given:
         data["time_control"] = {
             **TimeControl.model_validate(data["time_control"]).model_dump(),
@@ -184,6 +190,7 @@ class TournamentProgress:
 )
 @click.option("--cwd", multiple=True, metavar="NAME=DIR", help=CWD_HELP)
 @env_options
+@limit_option("Of every engine, over its own limits in CONFIG.")
 @field_option(
     "--rounds",
     model=TournamentConfig,

@@ -6,6 +6,8 @@ from typing import Final
 from banqi_common.errors import BanqiError
 from banqi_common.short_text import shortened
 
+from .resource_watch import LimitKind
+
 
 class ProtocolError(BanqiError):
     """Base class of every DCTP error."""
@@ -156,9 +158,9 @@ class EngineLimitError(EngineError):
     """The engine went over a limit of its sandbox and was stopped; ``kind`` says which
     (``memory``, ``processes``, ``room``, ``cpu``), ``words`` what happened."""
 
-    kind: str
+    kind: LimitKind
     words: str
 
-    def __init__(self, engine: str, kind: str, words: str) -> None:
+    def __init__(self, engine: str, kind: LimitKind, words: str) -> None:
         super().__init__(engine, words)
         self._keep(engine, kind=kind, words=words)

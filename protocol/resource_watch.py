@@ -6,15 +6,17 @@ releases it once the process is gone.
 """
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
+
+LimitKind = Literal["memory", "processes", "room", "cpu"]
+"""The limits an engine can reach."""
 
 
 @dataclass(frozen=True)
 class LimitBreach:
-    """A limit the engine reached: ``kind`` (``memory``, ``processes``, ``room``, ``cpu``)
-    and what happened, in words."""
+    """A limit the engine reached: its ``kind`` and what happened, in words."""
 
-    kind: str
+    kind: LimitKind
     words: str
 
 

@@ -6,8 +6,10 @@ summary, the tournament's failure counter and ``banqi reasons`` all ask it.
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from banqi_engine.game import BoardEnd
+from protocol.resource_watch import LimitKind
 
 
 class Reason(StrEnum):
@@ -181,7 +183,7 @@ _FACTS: dict[Reason, _Facts] = {
     ),
 }
 
-LIMIT_REASONS: dict[str, Reason] = {
+LIMIT_REASONS: Final[dict[LimitKind, Reason]] = {
     "memory": Reason.MEMORY_LIMIT,
     "processes": Reason.PROCESS_LIMIT,
     "room": Reason.ROOM_LIMIT,

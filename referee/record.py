@@ -33,6 +33,7 @@ from banqi_engine.notation import format_hidden_flip, format_hidden_reveal, pars
 from banqi_engine.rules import RuleSet
 
 from .deals import Deal, DealBookRef, dealt
+from .engine_limits import EngineLimits
 from .engine_spec import EngineSpec
 from .game_setup import GameSetup
 from .macs import MAC_PATTERN
@@ -78,12 +79,21 @@ class PlayerInfo(BaseModel):
         "the record's time_control, as in every record written before time odds existed.",
     )
 
+    limits: EngineLimits | None = Field(
+        default=None,
+        description="The limits the sandbox held the engine to (memory, processes, room, "
+        "CPU); absent when none applied (no sandbox, in-process, or a remote engine, whose "
+        "relay sets its own), as in every record written before limits were recorded.",
+    )
+
     @model_serializer(mode="wrap")
-    def _leave_out_shared_time(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``time_control`` only when the player had a time control of its own."""
+    def _leave_out_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``time_control`` only when the player had a time control of its own, ``limits``
+        only when a sandbox applied them."""
         data: dict[str, Any] = handler(self)
-        if self.time_control is None:
-            data.pop("time_control", None)
+        for name in ("time_control", "limits"):
+            if getattr(self, name) is None:
+                data.pop(name, None)
         return data
 
 

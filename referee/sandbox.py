@@ -82,6 +82,11 @@ class Isolation(StrEnum):
         """A short description for the run's header line."""
         return ISOLATION_WORDS[self]
 
+    @property
+    def sandboxed(self) -> bool:
+        """Whether the engine ran in a sandbox of this machine, within its limits."""
+        return self in (Isolation.BWRAP, Isolation.UNSHARE)
+
 
 ISOLATION_WORDS: Final = {
     Isolation.BWRAP: "bubblewrap: own PID, mount and network namespaces, a room of its own",

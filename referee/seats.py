@@ -143,6 +143,8 @@ class EngineSeat:
             self.info.isolation = Isolation(connection.isolation)
             if self.info.isolation not in (Isolation.IN_PROCESS, Isolation.REMOTE):
                 self.info.network = self.spec.network or self.info.isolation is Isolation.NONE
+            if self.info.isolation.sandboxed:
+                self.info.limits = self.spec.limits
             self._identified = False
 
     async def open(self, opening: Opening, plies: Sequence[Told]) -> None:

@@ -2,6 +2,8 @@
 
 import asyncio
 import contextlib
+import json
+import os
 import shutil
 import socket
 import subprocess
@@ -9,11 +11,14 @@ import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from processes import run_banqi, script, wait_for
+
 from banqi_arena.hub import Hub
 from banqi_arena.relay import RelayEvents, RelaySettings, relay
 from banqi_arena.server_app import ARENA_PATH, arena_server, serve_on
 from banqi_arena.tokens import read_store
 from referee.engine_spec import EngineSpec
+from referee.record import GameRecord
 from referee.sandbox import Isolation
 
 
@@ -79,3 +84,44 @@ async def relaying(url: str, token: str, heard: "Heard", *args: str) -> AsyncIte
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+BANQI = (sys.executable, "-c", "from banqi_cli.main import cli; cli()")
+
+
+def remote_event(folder: Path, entrant: str, relay_args: list[str]) -> list[GameRecord]:
+    """The records of ``banqi serve`` in ``folder``: one round of remote ``entrant``, which
+    ``banqi connect RELAY_ARGS`` relays from ``folder``, against a local banqi-engine."""
+    local = f"{script('banqi-engine')} --level 0 --seed 1"
+    (folder / "field.toml").write_text(
+        'rounds = 1\nstall_timeout = 30\ntime = { time = 30 }\nrules = "casual"\n'
+        f'[[engines]]\nname = "{entrant}"\nremote = true\n[[engines]]\nname = "local"\n'
+        f"command = {json.dumps(local)}\n"
+    )
+    added = ["serve", "field.toml", "--out", "run", "--add-entrant", entrant]
+    made = run_banqi(added, folder, folder)
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.splitlines()[1]
+    log_path = folder / "serve.log"
+    with open(log_path, "w") as log:
+        server = subprocess.Popen(
+            [*BANQI, "serve", "field.toml", "--out", "run", "--port", "0"],
+            cwd=folder,
+            env={**os.environ, "HOME": str(folder)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    try:
+        wait_for("the server's address", lambda: "ws://" in log_path.read_text())
+        url = next(word for word in log_path.read_text().split() if word.startswith("ws://"))
+        relayed = run_banqi(
+            ["connect", url, "--token", token, *relay_args], folder, folder, timeout=240
+        )
+        assert relayed.returncode == 0, relayed.stderr
+        server.wait(timeout=60)
+    finally:
+        server.kill()
+        server.wait()
+    paths = sorted((folder / "run" / "games").glob("*.json"))
+    return [GameRecord.model_validate_json(path.read_text()) for path in paths]

@@ -4,7 +4,9 @@ oversized frames, silent connections and too many connections from one address a
 refused."""
 
 import asyncio
+import contextlib
 import json
+import re
 import shutil
 import time
 from pathlib import Path
@@ -15,12 +17,19 @@ pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
 
 from arena_helpers import Heard, arena, relaying, self_signed, settings
+from referee_fakes import attacker
 
 from banqi_arena.hub import AUTH_SECONDS, MAX_OUTBOX, Hub
-from banqi_arena.relay import RelayRefusedError, relay
+from banqi_arena.relay import RelayRefusedError, RelaySettings, relay
 from banqi_arena.tokens import add_entrant, read_store
-from banqi_arena.wire import MAX_FRAME_BYTES, Ping
+from banqi_arena.wire import MAX_FRAME_BYTES, Exited, FrameError, Ping, client_frame
+from protocol.errors import EngineLimitError
 from protocol.messages import Command
+from referee.cgroups import cgroup_place
+from referee.engine_limits import EngineLimits
+from referee.engine_spec import EngineSpec
+from referee.reasons import LIMIT_REASONS, Reason
+from referee.sandbox import Isolation, working_isolations
 
 
 def test_a_relayed_engine_answers_the_server_as_a_local_one_does(tmp_path: Path) -> None:
@@ -234,3 +243,83 @@ def test_a_client_that_does_not_read_is_dropped_and_its_engines_lost(tmp_path: P
     lost, listed, seconds = asyncio.run(scenario())
     assert lost and not listed
     assert seconds <= AUTH_SECONDS + 1  # not waited for past the time to say why
+
+
+HOG = """
+cgroup = open("/proc/self/cgroup").read().splitlines()
+REPORT = next((line for line in cgroup if ":memory:" in line), cgroup[-1])
+
+
+def on_genmove(i, words):
+    hoard = [b"\\x01" * (64 << 20) for _ in range(40)]
+    reply(i, choose(words[2]))
+"""
+
+
+def cgroup_folder(line: str) -> Path:
+    """The folder of a ``/proc/PID/cgroup`` line's group (cgroup v1 memory, or v2)."""
+    _, controllers, path = line.split(":", 2)
+    return (
+        Path("/sys/fs/cgroup", controllers, path.lstrip("/"))
+        if controllers
+        else Path("/sys/fs/cgroup", path.lstrip("/"))
+    )
+
+
+@pytest.mark.skipif(
+    cgroup_place() is None or working_isolations()[0] is Isolation.NONE,
+    reason="no sandbox with a control group here",
+)
+def test_a_relayed_engine_over_its_memory_limit_is_stopped_and_loses_by_it(
+    tmp_path: Path,
+) -> None:
+    """The relay's sandbox stops the engine at its limit and says so with its exit: the
+    server's client raises the limit (the referee's ``memory-limit``), not a crash; the
+    relay removes the engine's control group."""
+    token, _ = add_entrant(tmp_path, "alice")
+    hog = attacker(tmp_path / "hog", "hog", HOG)
+    spec = EngineSpec(
+        name="hog", command=hog.command, cwd=hog.folder, limits=EngineLimits(memory_mib=256)
+    )
+
+    async def scenario() -> tuple[str, EngineLimitError]:
+        async with arena(tmp_path) as (hub, url):
+            relayed = RelaySettings(url, token, spec, working_isolations()[0])
+            task = asyncio.create_task(relay(relayed, Heard().events()))
+            try:
+                async with asyncio.timeout(60):
+                    client, _, _ = await hub.start_engine("alice", "g1", None)
+                    group = (await client.request(Command.name(), 10)).payload
+                    group = group.removeprefix("report:")
+                    assert cgroup_folder(group).is_dir()
+                    with pytest.raises(EngineLimitError) as stopped:
+                        await client.request(Command.genmove("unknown"), 30)
+                    await client.quit()
+                    return group, stopped.value
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    group, error = asyncio.run(scenario())
+    assert error.kind == "memory"
+    assert "memory limit of 256 MiB" in error.words
+    assert LIMIT_REASONS[error.kind] is Reason.MEMORY_LIMIT
+    assert not cgroup_folder(group).exists()
+
+
+@pytest.mark.parametrize(
+    ("limit", "words"),
+    [
+        ({"kind": "disk", "words": "x"}, "limit.kind: Input should be 'memory'"),
+        ({"kind": "memory", "words": "x" * 501}, "limit.words: String should have at most 500"),
+        ({"kind": "memory"}, "limit.words: Field required"),
+    ],
+)
+def test_an_exit_says_only_a_known_limit_in_few_words(limit: dict[str, str], words: str) -> None:
+    good = client_frame(
+        json.dumps({"type": "exited", "game": "g1", "limit": {"kind": "cpu", "words": "w"}})
+    )
+    assert isinstance(good, Exited) and good.limit is not None and good.limit.kind == "cpu"
+    with pytest.raises(FrameError, match=re.escape(f"exited.{words}")):
+        client_frame(json.dumps({"type": "exited", "game": "g1", "limit": limit}))

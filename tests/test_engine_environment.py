@@ -8,16 +8,16 @@ the record keeps), where it found the secret and the names of its variables.
 """
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from processes import run_banqi, script, wait_for
+from arena_helpers import remote_event
+from processes import run_banqi
 from referee_fakes import Fake, attacker, play, write_fake
 
 from referee.engine_env import BASE_VARIABLES
+from referee.engine_limits import EngineLimits
 from referee.engine_spec import EngineSpec
 from referee.engine_start import sandboxed_engines
 from referee.record import GameRecord
@@ -106,6 +106,11 @@ def test_no_engine_sees_the_referees_environment(tmp_path: Path, isolation: Isol
     records = play(tmp_path / "run", specs, start_engine=sandboxed_engines(isolation, []))
     # unsandboxed, its room is its working directory; sandboxed, it is /tmp/room or its cwd
     assert_clean(records, folder if isolation is Isolation.NONE else None)
+    # the record keeps the limits a sandbox held each engine to; no sandbox, no limits
+    expected = EngineLimits() if isolation.sandboxed else None
+    assert all(player.limits == expected for r in records for player in r.players)
+    written = json.loads(next((tmp_path / "run" / "games").glob("*.json")).read_text())
+    assert all(("limits" in player) == isolation.sandboxed for player in written["players"])
 
 
 def test_a_variable_not_set_is_left_out_and_the_key_path_is_never_passed() -> None:
@@ -138,6 +143,7 @@ def test_banqi_match_here_and_on_a_cluster_worker(tmp_path: Path, where: str) ->
     records = records_in(out)
     assert len(records) == 2
     assert_clean(records)
+    assert all(player.limits == EngineLimits() for r in records for player in r.players)
 
 
 def test_the_command_line_checks_env_and_pass_env(tmp_path: Path) -> None:
@@ -151,54 +157,12 @@ def test_the_command_line_checks_env_and_pass_env(tmp_path: Path) -> None:
         assert done.returncode == 2 and words in done.stderr, done.stderr
 
 
-BANQI = (sys.executable, "-c", "from banqi_cli.main import cli; cli()")
-RELAY_OPTIONS = ("--env", "GIVEN=from-config", "--pass-env", "PASSED", "--")
-
-
 @pytest.mark.usefixtures("planted")
 def test_an_engine_behind_banqi_connect_sees_no_secret_of_its_relay(tmp_path: Path) -> None:
     pytest.importorskip("websockets")
     pytest.importorskip("uvicorn")
-    sandboxed = working_isolations()[0] is not Isolation.NONE
-    spy(tmp_path, sandboxed=sandboxed)
-    local = f"{script('banqi-engine')} --level 0 --seed 1"
-    (tmp_path / "field.toml").write_text(
-        'rounds = 1\nstall_timeout = 30\ntime = { time = 30 }\nrules = "casual"\n'
-        f'[[engines]]\nname = "spy"\nremote = true\n[[engines]]\nname = "local"\n'
-        f"command = {json.dumps(local)}\n"
-    )
-    made = run_banqi(
-        ["serve", "field.toml", "--out", "run", "--add-entrant", "spy"], tmp_path, tmp_path
-    )
-    assert made.returncode == 0, made.stderr
-    token = made.stdout.splitlines()[1]
-    with open(tmp_path / "serve.log", "w") as log:
-        server = subprocess.Popen(
-            [*BANQI, "serve", "field.toml", "--out", "run", "--port", "0"],
-            cwd=tmp_path,
-            env={**os.environ, "HOME": str(tmp_path)},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-    try:
-        wait_for("the server's address", lambda: "ws://" in (tmp_path / "serve.log").read_text())
-        url = next(
-            word
-            for word in (tmp_path / "serve.log").read_text().split()
-            if word.startswith("ws://")
-        )
-        relay = run_banqi(
-            ["connect", url, "--token", token, *RELAY_OPTIONS, sys.executable, "spy.py"],
-            tmp_path,
-            tmp_path,
-            timeout=240,
-        )
-        assert relay.returncode == 0, relay.stderr
-        server.wait(timeout=60)
-    finally:
-        server.kill()
-        server.wait()
-    records = records_in(tmp_path / "run")
+    spy(tmp_path, sandboxed=working_isolations()[0] is not Isolation.NONE)
+    relay_options = ["--env", "GIVEN=from-config", "--pass-env", "PASSED"]
+    records = remote_event(tmp_path, "spy", [*relay_options, "--", sys.executable, "spy.py"])
     assert len(records) == 2
     assert_clean(records)

@@ -17,7 +17,7 @@ from processes import script
 from banqi_cli.main import cli
 from banqi_common.version import VERSION
 from banqi_engine.rules import PRESETS, RuleSet
-from referee.record import GameRecord, read_record
+from referee.record import GameRecord, PlayerInfo, read_record
 from referee.sandbox import Isolation, working_isolations
 from referee.storage import GAMES_DIR
 
@@ -77,11 +77,17 @@ def rules_words(rules: RuleSet) -> str:
     return f"{rules.name} (" + ", ".join(f"{name} {value}" for name, value in fields) + ")"
 
 
-def sandbox_words(isolation: Isolation | None, network: bool | None) -> str:
-    if isolation is Isolation.NONE:
+def sandbox_words(player: PlayerInfo) -> str:
+    """The report's words for how ``player`` was sandboxed, and within which limits."""
+    if player.isolation is Isolation.NONE:
         return "none (not sandboxed)"
-    assert isolation is not None
-    return isolation.value + (", host network kept" if network else ", loopback only")
+    assert player.isolation is not None and player.limits is not None
+    network = ", host network kept" if player.network else ", loopback only"
+    limits = player.limits
+    return (
+        f"{player.isolation.value}{network}, memory {limits.memory_mib} MiB, "
+        f"{limits.processes} processes, room {limits.room_mib} MiB"
+    )
 
 
 def check_text(out: Path, records: Sequence[GameRecord], time_words: str, seed: int) -> None:
@@ -106,7 +112,7 @@ def check_text(out: Path, records: Sequence[GameRecord], time_words: str, seed: 
             assert shlex.join(player.command) in row
             assert player.engine_name is not None and player.version is not None
             assert f"{player.engine_name}  " in row and f"{player.version}  " in row
-            assert sandbox_words(player.isolation, player.network) in row
+            assert sandbox_words(player) in row
 
 
 def check_escaped(out: Path, records: Sequence[GameRecord]) -> None:
@@ -206,7 +212,7 @@ def test_an_sprt_chart_says_what_was_played(tmp_path: Path) -> None:
             assert f'<th scope="row">{label}</th><td>{html.escape(value)}</td>' in about
     for player in records[0].players:
         assert f"<td>{html.escape(shlex.join(player.command))}</td>" in about
-        assert f"<td>{html.escape(sandbox_words(player.isolation, player.network))}</td>" in about
+        assert f"<td>{html.escape(sandbox_words(player))}</td>" in about
     assert "<&>" not in about
 
 
@@ -223,7 +229,7 @@ def test_a_fact_that_changed_on_resume_is_given_with_its_games(tmp_path: Path) -
     sandboxed = next(r.players[0] for r in records if r.players[0].isolation is not Isolation.NONE)
     text = (out / "report.txt").read_text()
     row = next(line for line in engines_block(text).splitlines() if line.startswith("a "))
-    words = sandbox_words(sandboxed.isolation, sandboxed.network)
+    words = sandbox_words(sandboxed)
     assert f"differs between games: none (not sandboxed) (2 games); {words} (2 games)" in row
     assert about_lines(text)["Sandbox asked"] == "required"
     assert re.search(r"Games recorded: 4\n", text)

@@ -8,6 +8,7 @@ from pathlib import Path
 from banqi_engine.rules import PRESETS
 from referee.deal_book import BookStamp
 from referee.deals import DealBookRef
+from referee.engine_limits import EngineLimits
 from referee.engine_spec import EngineSpec
 from referee.reasons import Reason
 from referee.record import GameRecord, PlayerInfo
@@ -31,6 +32,7 @@ def seat(name: str, version: str, isolation: Isolation = Isolation.BWRAP) -> Pla
         version=version,
         isolation=isolation,
         network=False,
+        limits=EngineLimits(memory_mib=512) if isolation is Isolation.UNSHARE else EngineLimits(),
     )
 
 
@@ -69,7 +71,9 @@ def test_a_version_that_changed_between_games_is_given_with_its_games() -> None:
     a_row, b_row = engines_table(about).rows
     assert a_row[3] == "differs between games: 1.0 (2 games); 1.1 (1 game)"
     assert a_row[4] == (
-        "differs between games: bwrap, loopback only (2 games); unshare, loopback only (1 game)"
+        "differs between games: bwrap, loopback only, memory 2048 MiB, 256 processes, room "
+        "256 MiB (2 games); unshare, loopback only, memory 512 MiB, 256 processes, room "
+        "256 MiB (1 game)"
     )
     assert b_row[3] == "2" and b_row[6] == "3"
     assert about.first_started == START + timedelta(minutes=1)

@@ -14,10 +14,12 @@ import uuid
 from pathlib import Path
 
 import pytest
+from arena_helpers import remote_event
 from processes import run_banqi
 from referee_fakes import Fake, attacker, write_fake
 
 from referee.cgroups import cgroup_place
+from referee.engine_limits import EngineLimits
 from referee.record import GameRecord
 from referee.sandbox import Isolation, working_isolations
 
@@ -226,16 +228,21 @@ def test_an_engine_reaches_no_dask_scheduler(work: Path) -> None:
     assert not words.startswith("seen:0,")  # unsandboxed, it sees the cluster's ports
 
 
+def at_first_genmove(work: Path, name: str, code: str) -> Fake:
+    """A legal-playing fake ``name`` that runs ``code`` at its first genmove."""
+    attack = "def on_genmove(i, words):\n" + "".join(
+        f"    {line}\n" for line in code.strip().splitlines()
+    )
+    attack += "    reply(i, choose(words[2]))\n"
+    return write_fake(work, name, attack, legal=True)
+
+
 def limited_attack(
     work: Path, code: str, limit: str | None = None
 ) -> tuple[list[GameRecord], Fake]:
     """A match of an engine that runs ``code`` at its first genmove against a plain one,
     under ``--limit limit`` (the default limits without)."""
-    attack = "def on_genmove(i, words):\n" + "".join(
-        f"    {line}\n" for line in code.strip().splitlines()
-    )
-    attack += "    reply(i, choose(words[2]))\n"
-    hostile = write_fake(work, "hostile", attack, legal=True)
+    hostile = at_first_genmove(work, "hostile", code)
     other = write_fake(work, "other", legal=True)
     extra = ("--limit", limit) if limit else ()
     out = match(work, command(hostile), command(other), extra=extra)
@@ -253,6 +260,11 @@ def lost_by(games: list[GameRecord], name: str, reason: str) -> bool:
 needs_cgroups = pytest.mark.skipif(
     cgroup_place() is None, reason="no control group can be made here"
 )
+
+HOG = """
+hoard = [b"\\x01" * (64 << 20) for _ in range(40)]
+"""
+"""Touches 2.5 GiB."""
 
 
 @needs_cgroups
@@ -275,11 +287,11 @@ for _ in range(300):
 
 @needs_cgroups
 def test_an_engine_that_allocates_too_much_loses_by_its_memory_limit(work: Path) -> None:
-    code = """
-hoard = [b"\\x01" * (64 << 20) for _ in range(40)]
-"""
-    games, _ = limited_attack(work, code, "memory_mib=256")
+    games, _ = limited_attack(work, HOG, "memory_mib=256")
     assert lost_by(games, "hostile", "memory-limit")
+    limits = {p.name: p.limits for record in games for p in record.players}
+    assert limits["hostile"] == EngineLimits(memory_mib=256)
+    assert limits["other"] == EngineLimits(memory_mib=256)  # --limit is for both
 
 
 def test_by_default_an_engine_has_2_gib_and_loses_by_its_memory_limit_beyond(
@@ -287,12 +299,40 @@ def test_by_default_an_engine_has_2_gib_and_loses_by_its_memory_limit_beyond(
 ) -> None:
     """No --limit: an engine that touches 2.5 GiB (the hostile engine of a 24 GiB machine
     touched 3 GiB) is stopped at its default of 2,048 MiB, not left to take the machine."""
-    code = """
-hoard = [b"\\x01" * (64 << 20) for _ in range(40)]
-"""
-    games, _ = limited_attack(work, code)
+    games, _ = limited_attack(work, HOG)
     assert lost_by(games, "hostile", "memory-limit")
     assert all("memory limit of 2048 MiB" in record.detail for record in games), games
+    assert all(p.limits == EngineLimits() for record in games for p in record.players)
+
+
+def test_a_tournament_on_a_cluster_worker_holds_engines_to_the_limit_given(work: Path) -> None:
+    """``banqi tournament --cluster local:1 --limit``: the engine that allocates too much on
+    the worker loses by ``memory-limit``; every record keeps the limits."""
+    pytest.importorskip("distributed")
+    hostile = at_first_genmove(work, "hostile", HOG)
+    other = write_fake(work, "other", legal=True)
+    out = work / "run"
+    args = ["tournament", command(hostile), command(other), "--rounds", "1", "--rules", "casual"]
+    args += ["--cluster", "local:1", "--limit", "memory_mib=256", "--out", str(out)]
+    done = run_banqi(args, work, work.parent / "home", timeout=240)
+    assert done.returncode == 0, done.stderr
+    games = records(out)
+    assert len(games) == 2 and all(record.worker is not None for record in games)
+    assert lost_by(games, "hostile", "memory-limit"), [(g.reason, g.detail) for g in games]
+    assert all(p.limits == EngineLimits(memory_mib=256) for g in games for p in g.players)
+
+
+def test_an_engine_behind_banqi_connect_loses_by_its_memory_limit(work: Path) -> None:
+    """``banqi connect --limit`` holds the relayed engine to it; the server's records say
+    ``memory-limit``, not a crash."""
+    pytest.importorskip("websockets")
+    pytest.importorskip("uvicorn")
+    at_first_genmove(work, "hog", HOG)
+    relay_args = ["--limit", "memory_mib=256", "--", sys.executable, "hog.py"]
+    games = remote_event(work, "hog", relay_args)
+    assert len(games) == 2
+    assert lost_by(games, "hog", "memory-limit"), [(g.reason, g.detail) for g in games]
+    assert all("memory limit of 256 MiB" in (record.detail or "") for record in games)
 
 
 def test_an_engine_that_fills_its_room_loses_and_leaves_nothing(work: Path) -> None:
@@ -329,13 +369,19 @@ with open("big", "wb") as handle:
     assert all("larger than" in (record.detail or "") for record in games)
 
 
-def test_limits_are_checked_on_the_command_line(work: Path) -> None:
+@pytest.mark.parametrize("where", ["match", "tournament", "connect"])
+def test_limits_are_checked_on_the_command_line(work: Path, where: str) -> None:
     plain, other = write_fake(work, "plain"), write_fake(work, "other")
+    engines = [command(plain), command(other)]
+    before = {
+        "match": ["match", *engines],
+        "tournament": ["tournament", *engines],
+        "connect": ["connect", "ws://127.0.0.1:9/arena", "--token", "t" * 43],
+    }[where]
+    after = ["--", sys.executable, plain.script.name] if where == "connect" else []
     for bad, words in (
         ("memory=3", "KEY one of memory_mib"),
         ("processes=0", "greater than or equal to 1"),
     ):
-        done = run_banqi(
-            ["match", command(plain), command(other), "--limit", bad], work, work.parent / "home"
-        )
+        done = run_banqi([*before, "--limit", bad, *after], work, work.parent / "home")
         assert done.returncode == 2 and words in done.stderr, done.stderr

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from banqi_common.version import VERSION
 from banqi_engine.rules import RuleSet
 from referee.deal_book import BookStamp
+from referee.engine_limits import EngineLimits
 from referee.engine_spec import EngineSpec
 from referee.record import GameRecord, PlayerInfo
 from referee.sandbox import Isolation, SandboxMode
@@ -54,6 +55,9 @@ class Sandbox(BaseModel):
 
     isolation: Isolation | None = Field(description="None: the record does not say.")
     network: bool | None = Field(description="Whether it had the host's network.")
+    limits: EngineLimits | None = Field(
+        default=None, description="What the sandbox held it to; None: no limits recorded."
+    )
 
 
 class DealSource(BaseModel):
@@ -197,7 +201,11 @@ def _engine_about(name: str, seats: Sequence[PlayerInfo], asked: RunAsked | None
         commands=_seen(seats, lambda p: tuple(p.command), wanted and wanted.command),
         engine_names=_seen(seats, lambda p: p.engine_name, None),
         versions=_seen(seats, lambda p: p.version, None),
-        sandboxes=_seen(seats, lambda p: Sandbox(isolation=p.isolation, network=p.network), None),
+        sandboxes=_seen(
+            seats,
+            lambda p: Sandbox(isolation=p.isolation, network=p.network, limits=p.limits),
+            None,
+        ),
         time_controls=time_counts,
     )
 
@@ -256,7 +264,18 @@ def sandbox_text(sandbox: Sandbox) -> str:
     if sandbox.isolation is Isolation.NONE:
         return "none (not sandboxed)"
     network = {True: ", host network kept", False: ", loopback only", None: ""}
-    return sandbox.isolation.value + network[sandbox.network]
+    return sandbox.isolation.value + network[sandbox.network] + limits_text(sandbox.limits)
+
+
+def limits_text(limits: EngineLimits | None) -> str:
+    """An engine's limits as words after its isolation (nothing when not recorded)."""
+    if limits is None:
+        return ""
+    cpu = "" if limits.cpu_seconds is None else f", {limits.cpu_seconds} s of CPU"
+    return (
+        f", memory {limits.memory_mib} MiB, {limits.processes} processes, "
+        f"room {limits.room_mib} MiB{cpu}"
+    )
 
 
 def said_text(words: str | None) -> str:
