@@ -21,32 +21,15 @@ from protocol.client import EngineClient
 from protocol.line_protocol import TrafficLog
 from protocol.resource_watch import LimitBreach
 
+from . import wire
 from .remote_engine import RemotePipes, remote_engine
 from .tokens import TokenStore, entrant_of
-from .wire import (
-    Exited,
-    Finished,
-    FrameError,
-    Hello,
-    Line,
-    Ping,
-    Pong,
-    Refused,
-    Send,
-    Start,
-    Stop,
-    Welcome,
-    client_frame,
-    encoded,
-)
 
 AUTH_SECONDS: Final = 5.0
 """Seconds a new connection has to send its ``hello``."""
 MAX_FRAMES_PER_SECOND: Final = 500
 """Frames a client may send in a second, on average over ``RATE_WINDOW`` seconds."""
 RATE_WINDOW: Final = 2.0
-MAX_OUTBOX: Final = 1000
-"""Frames waiting to go out to one client before it counts as not reading."""
 PING_SECONDS: Final = 2.0
 """Seconds between the pings that measure a client's round trip."""
 RTT_SAMPLES: Final = 9
@@ -89,7 +72,7 @@ class ClientLink:
     """One authenticated client: its entrant, its games' engines, its outgoing frames."""
 
     entrant: str
-    outbox: "asyncio.Queue[str]" = field(default_factory=lambda: asyncio.Queue(MAX_OUTBOX))
+    outbox: "asyncio.Queue[str]" = field(default_factory=lambda: asyncio.Queue(wire.MAX_OUTBOX))
     games: dict[str, RemotePipes] = field(default_factory=dict)
     rtts: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_SAMPLES))
     pings: dict[int, float] = field(default_factory=dict)
@@ -97,12 +80,12 @@ class ClientLink:
     not_reading: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once ``MAX_OUTBOX`` frames wait: the connection is then ended at once."""
 
-    def send(self, frame: Send | Start | Stop | Ping | Welcome | Refused | Finished) -> None:
+    def send(self, frame: wire.ServerMessage) -> None:
         """Queue a frame; a client that lets ``MAX_OUTBOX`` pile up is dropped."""
         if self.closed:
             return
         try:
-            self.outbox.put_nowait(encoded(frame))
+            self.outbox.put_nowait(wire.encoded(frame))
         except asyncio.QueueFull:
             self.closed = True
             self.not_reading.set()
@@ -147,8 +130,8 @@ class Hub:
         """The link of a connection whose ``hello`` names a free entrant; None if refused."""
         try:
             async with asyncio.timeout(AUTH_SECONDS):
-                frame = client_frame(await socket.receive_text())
-            if not isinstance(frame, Hello):
+                frame = wire.client_frame(await socket.receive_text())
+            if not isinstance(frame, wire.Hello):
                 raise Refusal("the first frame must be hello", CLOSE_POLICY)
             entrant = entrant_of(self.store, frame.token)
             if entrant is None:
@@ -158,7 +141,7 @@ class Hub:
         except TimeoutError:
             await _refuse(socket, Refusal(f"no hello within {AUTH_SECONDS:g}s", CLOSE_POLICY))
             return None
-        except FrameError as error:
+        except wire.FrameError as error:
             await _refuse(socket, Refusal(str(error), CLOSE_POLICY))
             return None
         except Refusal as refusal:
@@ -167,7 +150,7 @@ class Hub:
         except Exception:  # the connection went away before it said who it is
             return None
         link = ClientLink(entrant)
-        link.send(Welcome(entrant=entrant))
+        link.send(wire.Welcome(entrant=entrant))
         async with self._changed:
             self.links[entrant] = link
             self._changed.notify_all()
@@ -183,7 +166,7 @@ class Hub:
             await asyncio.wait((receiving, stuck), return_when=asyncio.FIRST_COMPLETED)
             if not receiving.done():
                 raise Refusal(
-                    f"{MAX_OUTBOX} frames waiting: the client is not reading", CLOSE_POLICY
+                    f"{wire.MAX_OUTBOX} frames waiting: the client is not reading", CLOSE_POLICY
                 )
             receiving.result()
         except Refusal as refusal:
@@ -243,7 +226,9 @@ async def _refuse(socket: Socket, refusal: Refusal) -> None:
     with contextlib.suppress(Exception):
         async with asyncio.timeout(AUTH_SECONDS):
             retry = refusal.code == CLOSE_TRY_LATER
-            await socket.send_text(encoded(Refused(reason=refusal.reason[:500], retry=retry)))
+            await socket.send_text(
+                wire.encoded(wire.Refused(reason=refusal.reason[:500], retry=retry))
+            )
             await socket.close(refusal.code)
 
 
@@ -256,7 +241,7 @@ async def _ping_loop(link: ClientLink) -> None:
     seq = 0
     while not link.closed:
         link.pings[seq] = time.monotonic()
-        link.send(Ping(seq=seq))
+        link.send(wire.Ping(seq=seq))
         seq += 1
         for old in [s for s in link.pings if s < seq - RTT_SAMPLES]:
             del link.pings[old]
@@ -276,18 +261,18 @@ async def _receive_loop(socket: Socket, link: ClientLink) -> None:
         elif count > MAX_FRAMES_PER_SECOND * RATE_WINDOW:
             raise Refusal(f"more than {MAX_FRAMES_PER_SECOND} frames a second", CLOSE_POLICY)
         try:
-            frame = client_frame(text)
-        except FrameError as error:
+            frame = wire.client_frame(text)
+        except wire.FrameError as error:
             raise Refusal(str(error), CLOSE_POLICY) from None
-        if isinstance(frame, Pong):
+        if isinstance(frame, wire.Pong):
             sent = link.pings.pop(frame.seq, None)
             if sent is not None:
                 link.rtts.append(now - sent)
-        elif isinstance(frame, Line | Exited):
+        elif isinstance(frame, wire.Line | wire.Exited):
             pipes = link.games.get(frame.game)
             if pipes is None:
                 continue  # an engine the server has stopped may still have been talking
-            if isinstance(frame, Line):
+            if isinstance(frame, wire.Line):
                 pipes.line_received(frame.text)
             else:
                 said = frame.limit

@@ -30,33 +30,13 @@ from referee.engine_start import launch_failed, sandboxed_launch
 from referee.engine_watch import SandboxWatch
 from referee.sandbox import Isolation
 
-from .wire import (
-    MAX_FRAME_BYTES,
-    MAX_LINE_CHARS,
-    Exited,
-    Finished,
-    FrameError,
-    Hello,
-    LimitReached,
-    Line,
-    Ping,
-    Pong,
-    Refused,
-    Send,
-    Start,
-    Stop,
-    Welcome,
-    encoded,
-    server_frame,
-)
+from . import wire
 
 FIRST_BACKOFF: Final = 0.5
 MAX_BACKOFF: Final = 5.0
 """Seconds between attempts to connect: doubling from the first to this."""
 CONNECT_SECONDS: Final = 10.0
 """Seconds to open the connection and hear ``welcome``."""
-MAX_OUTBOX: Final = 1000
-"""Frames waiting to go out before an engine's lines wait for the network."""
 MAX_ENGINES: Final = 64
 """Engines the relay runs at once, whatever a server asks (one a game being played)."""
 STOP_SECONDS: Final = 1.0
@@ -117,18 +97,22 @@ class _Engine:
             try:
                 while line := await stdout.readline():
                     text = line.decode("utf-8", "replace")[:-1]
-                    await send(encoded(Line(game=self.game, text=text)))
+                    await send(wire.encoded(wire.Line(game=self.game, text=text)))
             except ValueError:  # a line over the reader's limit
-                error = f"the engine wrote a line over {MAX_LINE_CHARS} bytes"
+                error = f"the engine wrote a line over {wire.MAX_LINE_CHARS} bytes"
             status = await self.stop()
             await asyncio.wait(helpers[:1], timeout=STOP_SECONDS)  # the rest of stderr
             if self.limit is None and self.watch is not None:
                 self.limit = self.watch.breach(self.process.pid, status, self.stderr_tail)
             reached = self.limit
             limit = (
-                None if reached is None else LimitReached(kind=reached.kind, words=reached.words)
+                None
+                if reached is None
+                else wire.LimitReached(kind=reached.kind, words=reached.words)
             )
-            await send(encoded(Exited(game=self.game, status=status, error=error, limit=limit)))
+            await send(
+                wire.encoded(wire.Exited(game=self.game, status=status, error=error, limit=limit))
+            )
         finally:
             for helper in helpers:
                 helper.cancel()
@@ -192,7 +176,7 @@ async def _start_engine(settings: RelaySettings, game: str) -> _Engine:
             cwd=spec.cwd,
             start_new_session=True,
             preexec_fn=before,
-            limit=MAX_LINE_CHARS + 1,
+            limit=wire.MAX_LINE_CHARS + 1,
         )
     except OSError as error:
         if watch is not None:
@@ -210,7 +194,7 @@ class _Connection:
         self.events = events
         self.engines: dict[str, _Engine] = {}
         self.tasks: set[asyncio.Task[None]] = set()
-        self.outbox: asyncio.Queue[str] = asyncio.Queue(MAX_OUTBOX)
+        self.outbox: asyncio.Queue[str] = asyncio.Queue(wire.MAX_OUTBOX)
 
     async def send(self, text: str) -> None:
         """Queue a frame; an engine that writes faster than the network takes its lines
@@ -227,8 +211,8 @@ class _Connection:
         sender = asyncio.create_task(self.sending())
         try:
             async for text in self.socket:
-                frame = server_frame(text)
-                if isinstance(frame, Finished):
+                frame = wire.server_frame(text)
+                if isinstance(frame, wire.Finished):
                     return True
                 await self.handle(frame)
             return False
@@ -236,20 +220,20 @@ class _Connection:
             sender.cancel()
             await self.stop_all()
 
-    async def handle(self, frame: Welcome | Refused | Start | Send | Stop | Ping) -> None:
-        if isinstance(frame, Ping):
-            await self.send(encoded(Pong(seq=frame.seq)))
-        elif isinstance(frame, Start):
+    async def handle(self, frame: wire.ServerMessage) -> None:
+        if isinstance(frame, wire.Ping):
+            await self.send(wire.encoded(wire.Pong(seq=frame.seq)))
+        elif isinstance(frame, wire.Start):
             await self.start(frame.game)
-        elif isinstance(frame, Send):
+        elif isinstance(frame, wire.Send):
             engine = self.engines.get(frame.game)
             if engine is not None:
                 engine.write(frame.text)
-        elif isinstance(frame, Stop):
+        elif isinstance(frame, wire.Stop):
             engine = self.engines.pop(frame.game, None)
             if engine is not None:
                 await engine.stop()
-        elif isinstance(frame, Refused):
+        elif isinstance(frame, wire.Refused):
             raise ConnectionError(f"the server ended the connection: {frame.reason}")
 
     async def start(self, game: str) -> None:
@@ -258,12 +242,14 @@ class _Connection:
             await old.stop()
         if len(self.engines) >= MAX_ENGINES:
             words = f"{MAX_ENGINES} engines are running here already"
-            await self.send(encoded(Exited(game=game, status=None, error=words)))
+            await self.send(wire.encoded(wire.Exited(game=game, status=None, error=words)))
             return
         try:
             engine = await _start_engine(self.settings, game)
         except InputError as error:
-            await self.send(encoded(Exited(game=game, status=None, error=str(error)[:2000])))
+            await self.send(
+                wire.encoded(wire.Exited(game=game, status=None, error=str(error)[:2000]))
+            )
             return
         self.engines[game] = engine
         self.events.game(game, "started")
@@ -302,19 +288,19 @@ async def relay(settings: RelaySettings, events: RelayEvents) -> None:
         try:
             async with connect(
                 settings.url,
-                max_size=MAX_FRAME_BYTES,
+                max_size=wire.MAX_FRAME_BYTES,
                 open_timeout=CONNECT_SECONDS,
                 ssl=_ssl_context(settings.url, settings.ca_file),
                 ping_interval=None,
             ) as socket:
-                await socket.send(encoded(Hello(token=settings.token)))
+                await socket.send(wire.encoded(wire.Hello(token=settings.token)))
                 async with asyncio.timeout(CONNECT_SECONDS):
-                    first = server_frame(await socket.recv())
-                if isinstance(first, Refused):
+                    first = wire.server_frame(await socket.recv())
+                if isinstance(first, wire.Refused):
                     if not first.retry:
                         raise RelayRefusedError(f"the server refused the token: {first.reason}")
                     why = first.reason
-                elif isinstance(first, Welcome):
+                elif isinstance(first, wire.Welcome):
                     events.connected(first.entrant)
                     backoff = FIRST_BACKOFF
                     if await _Connection(socket, settings, events).run():
@@ -322,7 +308,13 @@ async def relay(settings: RelaySettings, events: RelayEvents) -> None:
                     why = "the server closed the connection"
                 else:
                     why = f"the server began with {first.type!r}, not welcome"
-        except (OSError, TimeoutError, WebSocketException, FrameError, ConnectionError) as error:
+        except (
+            OSError,
+            TimeoutError,
+            WebSocketException,
+            wire.FrameError,
+            ConnectionError,
+        ) as error:
             why = str(error) or type(error).__name__
         events.dropped(why)
         await asyncio.sleep(backoff)

@@ -27,6 +27,10 @@ MAX_FRAME_BYTES: Final = 80 * 1024
 MAX_LINE_CHARS: Final = 64 * 1024
 """Longest DCTP line a ``send`` or ``line`` frame may carry."""
 
+MAX_OUTBOX: Final = 1000
+"""Frames waiting to go out on one connection, at either end: past it, the server drops a
+client that does not read, and a relay's engine waits for the network (its pipe fills)."""
+
 FRAME_SHAPE: Final = Shape(depth=4, values=32, string=MAX_FRAME_BYTES)
 """What a frame's JSON may hold: the messages are flat, with a few fields."""
 
@@ -133,10 +137,12 @@ class Finished(_Frame):
     type: Literal["finished"] = "finished"
 
 
-ClientFrame = Annotated[Hello | Line | Exited | Pong, Field(discriminator="type")]
-ServerFrame = Annotated[
-    Welcome | Refused | Start | Send | Stop | Ping | Finished, Field(discriminator="type")
-]
+ClientMessage = Hello | Line | Exited | Pong
+"""What a client sends."""
+ServerMessage = Welcome | Refused | Start | Send | Stop | Ping | Finished
+"""What the server sends."""
+ClientFrame = Annotated[ClientMessage, Field(discriminator="type")]
+ServerFrame = Annotated[ServerMessage, Field(discriminator="type")]
 _CLIENT: Final = TypeAdapter[ClientFrame](ClientFrame)
 _SERVER: Final = TypeAdapter[ServerFrame](ServerFrame)
 
@@ -164,7 +170,7 @@ def _words(error: ValidationError) -> str:
     return f"{where}: {first['msg']}"
 
 
-def client_frame(text: str | bytes) -> Hello | Line | Exited | Pong:
+def client_frame(text: str | bytes) -> ClientMessage:
     """A frame from a client, parsed; FrameError says what is wrong with it."""
     try:
         return _CLIENT.validate_json(_checked(text))
@@ -172,7 +178,7 @@ def client_frame(text: str | bytes) -> Hello | Line | Exited | Pong:
         raise FrameError(f"not a client message: {_words(error)}") from None
 
 
-def server_frame(text: str | bytes) -> Welcome | Refused | Start | Send | Stop | Ping | Finished:
+def server_frame(text: str | bytes) -> ServerMessage:
     """A frame from the server, parsed; FrameError says what is wrong with it."""
     try:
         return _SERVER.validate_json(_checked(text))

@@ -19,10 +19,10 @@ pytest.importorskip("uvicorn")
 from arena_helpers import Heard, arena, relaying, self_signed, settings
 from referee_fakes import attacker
 
-from banqi_arena.hub import AUTH_SECONDS, MAX_OUTBOX, Hub
+from banqi_arena.hub import AUTH_SECONDS, Hub
 from banqi_arena.relay import RelayRefusedError, RelaySettings, relay
 from banqi_arena.tokens import add_entrant, read_store
-from banqi_arena.wire import MAX_FRAME_BYTES, Exited, FrameError, Ping, client_frame
+from banqi_arena.wire import MAX_FRAME_BYTES, MAX_OUTBOX, Exited, FrameError, Ping, client_frame
 from protocol.errors import EngineLimitError
 from protocol.messages import Command
 from referee.cgroups import cgroup_place
