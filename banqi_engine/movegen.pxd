@@ -52,6 +52,17 @@ cpdef int count_leaves_with(Position pos, RuleTables tables) noexcept
 
 cpdef int count_leaves(Position pos, rules) except? -1
 
+@cython.locals(moves="int[256]", n=int, i=int, move=int, piece=int, board="int *",
+               pool="int *", count=int)
+cdef int child_plies_into(Position pos, RuleTables tables, int *moves_out,
+                          int *pieces_out) noexcept
+
+@cython.final
+cdef class Children:
+    cdef int n
+    cdef int moves[3584]
+    cdef int pieces[3584]
+
 @cython.locals(frm=int, to=int)
 cdef void make_child(Position pos, RuleTables tables, int move, int piece)
 

@@ -43,6 +43,9 @@ if not compiled:  # the compiled build cimports these in the .pxd (C calls)
 
 MOVE_BUFFER: Final = 256
 """The moves a buffer for ``generate_into`` must have room for."""
+CHILD_BUFFER: Final = MOVE_BUFFER * 14
+"""The children buffers for ``child_plies_into`` must have room for: each action once per
+piece type face down, at most."""
 _QUIET_START = 64
 """Where ``generate_into`` puts the quiet moves until the captures are all in: a side
 has at most 16 pieces, each with at most 4 captures."""
@@ -227,6 +230,45 @@ def count_leaves(pos: Position, rules: RuleSet) -> int:
     """perft(pos, 1) without generating: each flip, and each move onto a face-down piece,
     counts once per piece type face down."""
     return count_leaves_with(pos, rule_tables(rules))
+
+
+def child_plies_into(
+    pos: Position, tables: RuleTables, moves_out: MutableSequence[Move], pieces_out: list[int]
+) -> int:
+    """Write the plies to each child of ``pos`` into ``moves_out`` and ``pieces_out`` (room
+    for ``CHILD_BUFFER``), returning how many: a flip, and a move onto a face-down piece,
+    once per piece type face down (with that piece), a move or capture once (piece -1),
+    as ``make_child`` takes them."""
+    if not compiled:
+        moves = [0] * MOVE_BUFFER
+    n = generate_into(pos, tables, True, moves)
+    board = pos.board
+    pool = pos.pool
+    count = 0
+    for i in range(n):
+        move = moves[i]
+        if move >> 5 == move & 31 or board[move & 31] == 14:
+            for piece in range(14):
+                if pool[piece]:
+                    moves_out[count] = move
+                    pieces_out[count] = piece
+                    count += 1
+        else:
+            moves_out[count] = move
+            pieces_out[count] = -1
+            count += 1
+    return count
+
+
+class Children:
+    """The plies to each child of a position, ``n`` of them: ``moves[i]`` with
+    ``pieces[i]``, as ``make_child`` takes them (``child_plies_into``)."""
+
+    def __init__(self, pos: Position, tables: RuleTables) -> None:
+        if not compiled:
+            self.moves = [0] * CHILD_BUFFER
+            self.pieces = [0] * CHILD_BUFFER
+        self.n = child_plies_into(pos, tables, self.moves, self.pieces)
 
 
 def make_child(pos: Position, tables: RuleTables, move: Move, piece: Piece) -> None:

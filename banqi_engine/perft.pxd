@@ -1,7 +1,7 @@
 # C types of perft.py for the compiled build (Cython reads this beside the module;
 # the .py stays plain Python). Keep the two in step: the same names.
 import cython
-from banqi_engine.movegen cimport count_leaves_with, generate_into, make_child
+from banqi_engine.movegen cimport Children, count_leaves_with, make_child
 from banqi_engine.movegen_tables cimport RuleTables, rule_tables
 from banqi_engine.position cimport Position
 from banqi_engine.two_ply_count cimport two_ply_leaves
@@ -11,8 +11,7 @@ cdef int _KEY_SIZE
 @cython.locals(tables=RuleTables, table=dict)
 cpdef object perft(Position pos, rules, int depth)
 
-@cython.locals(moves="int[256]", n=int, i=int, move=int, piece=int, board="int *",
-               pool="int *", small="long long")
+@cython.locals(kids=Children, i=int, total="long long")
 cdef object _sum_children(Position pos, RuleTables tables, int depth, int ply, bint flips,
                           dict table)
 

@@ -7,12 +7,12 @@ by ``count_two_ply_leaves``.
 
 from cython import compiled
 
-from .movegen import MOVE_BUFFER, children
+from .movegen import Children, children
 from .notation import Ply
 from .rules import RuleSet
 
 if not compiled:  # the compiled build cimports these in the .pxd (C calls)
-    from .movegen import count_leaves_with, generate_into, make_child
+    from .movegen import count_leaves_with, make_child
     from .movegen_tables import RuleTables, rule_tables
     from .position import Position
     from .two_ply_count import two_ply_leaves
@@ -56,32 +56,16 @@ def _sum_children(
     plies below the root: without a ``table``, ``two_ply_leaves`` of each (``depth``
     2); with one, ``_below`` of each, all of whose plies are flips if ``flips`` and the
     child's ply turned a piece up."""
-    if not compiled:
-        moves = [0] * MOVE_BUFFER
-    n = generate_into(pos, tables, True, moves)
-    board = pos.board
-    pool = pos.pool
-    small = 0
+    kids = Children(pos, tables)
     total = 0
-    for i in range(n):
-        move = moves[i]
-        if move >> 5 == move & 31 or board[move & 31] == 14:
-            for piece in range(14):
-                if pool[piece]:
-                    make_child(pos, tables, move, piece)
-                    if table is None:
-                        small += two_ply_leaves(pos, tables)
-                    else:
-                        total += _below(pos, tables, depth, ply, flips, table)
-                    pos.unmake()
+    for i in range(kids.n):
+        make_child(pos, tables, kids.moves[i], kids.pieces[i])
+        if table is None:
+            total += two_ply_leaves(pos, tables)
         else:
-            pos.make_move(move)
-            if table is None:
-                small += two_ply_leaves(pos, tables)
-            else:
-                total += _below(pos, tables, depth, ply, False, table)
-            pos.unmake()
-    return total + small
+            total += _below(pos, tables, depth, ply, flips and kids.pieces[i] >= 0, table)
+        pos.unmake()
+    return total
 
 
 def _below(

@@ -3,9 +3,9 @@
 import cython
 from banqi_engine.cbits cimport low_square, popcount
 from banqi_engine.movegen cimport (
+    Children,
     count_leaves_with,
     face_down_types,
-    generate_into,
     make_child,
     moves_of,
 )
@@ -35,8 +35,7 @@ cpdef long long count_two_ply_leaves(Position pos, rules) except? -1
 
 cpdef long long two_ply_leaves(Position pos, RuleTables tables) except? -1
 
-@cython.locals(moves="int[256]", n=int, i=int, move=int, piece=int, board="int *",
-               pool="int *", total="long long")
+@cython.locals(kids=Children, i=int, total="long long")
 cdef long long _children_leaves(Position pos, RuleTables tables) except? -1
 
 @cython.locals(side=int, bb="unsigned long long *", foe_prey="unsigned long long[7]",

@@ -12,14 +12,19 @@ from typing import Final
 
 from cython import compiled
 
-from .movegen import MOVE_BUFFER
+from .movegen import Children
 from .pieces import Colour, Piece
 from .rules import RuleSet
 from .squares import NEIGHBOUR_MASKS, NEIGHBOURS, NUM_SQUARES, Bitboard, Square
 
 if not compiled:  # the compiled build cimports these in the .pxd (C calls)
     from .bits import low_square, popcount
-    from .movegen import count_leaves_with, face_down_types, generate_into, make_child, moves_of
+    from .movegen import (
+        count_leaves_with,
+        face_down_types,
+        make_child,
+        moves_of,
+    )
     from .movegen_tables import (
         RuleTables,
         adjacent,
@@ -108,24 +113,12 @@ def two_ply_leaves(pos: Position, tables: RuleTables) -> int:
 def _children_leaves(pos: Position, tables: RuleTables) -> int:
     """The sum of ``count_leaves`` over the children of ``pos`` (each made and unmade in
     turn, as ``movegen.children`` does)."""
-    if not compiled:
-        moves = [0] * MOVE_BUFFER
-    n = generate_into(pos, tables, True, moves)
-    board = pos.board
-    pool = pos.pool
+    kids = Children(pos, tables)
     total = 0
-    for i in range(n):
-        move = moves[i]
-        if move >> 5 == move & 31 or board[move & 31] == 14:
-            for piece in range(14):
-                if pool[piece]:
-                    make_child(pos, tables, move, piece)
-                    total += count_leaves_with(pos, tables)
-                    pos.unmake()
-        else:
-            pos.make_move(move)
-            total += count_leaves_with(pos, tables)
-            pos.unmake()
+    for i in range(kids.n):
+        make_child(pos, tables, kids.moves[i], kids.pieces[i])
+        total += count_leaves_with(pos, tables)
+        pos.unmake()
     return total
 
 

@@ -213,6 +213,12 @@ class Table:
         self.game = Game(rules, play_past_end=True)
         self.clock = {0: CHECK_CLOCK_MS, 1: CHECK_CLOCK_MS}
 
+    async def next_game(self, probe: Probe) -> None:
+        """A fresh game on a new layout, started as the referee starts one."""
+        self.game = Game(self.rules, play_past_end=True)
+        self.layout = random_layout(self.rng)
+        await self.start(probe)
+
     async def start(self, probe: Probe) -> None:
         """The start of a game as the referee sends it."""
         await probe.ask(Command.reset_board())
@@ -404,9 +410,7 @@ async def new_game_midway(probe: Probe, rng: random.Random) -> str | None:
     table = Table(preset("olympiad"), rng)
     await table.start(probe)
     await table.play(probe, PLIES, engine_first=True)
-    table.game = Game(table.rules, play_past_end=True)
-    table.layout = random_layout(rng)
-    await table.start(probe)
+    await table.next_game(probe)
     await table.play(probe, PLIES // 2, engine_first=True)
     return None
 
@@ -429,9 +433,7 @@ async def game_over_then_next(probe: Probe, rng: random.Random) -> str | None:
     loser = table.game.side
     words = f"{COLOUR_NAMES[1 - loser]} wins: {COLOUR_NAMES[loser]} resigned"
     await probe.ask(Command.game_over(words))
-    table.game = Game(table.rules, play_past_end=True)
-    table.layout = random_layout(rng)
-    await table.start(probe)
+    await table.next_game(probe)
     await table.play(probe, PLIES // 2, engine_first=False)
     return None
 

@@ -29,20 +29,10 @@ from datetime import datetime
 from typing import Final
 
 from banqi_common.errors import InputError
+from banqi_engine import pieces
 from banqi_engine.errors import RulesInputError
 from banqi_engine.moves import move_from
 from banqi_engine.notation import parse_ply
-from banqi_engine.pieces import (
-    NUM_PIECES,
-    PIECE_LETTERS,
-    RED,
-    SQUARE_LETTERS,
-    UNDECIDED,
-    Colour,
-    SquareState,
-    colour_of,
-    is_piece,
-)
 from banqi_engine.position import Position, check_consistency
 from banqi_engine.squares import NUM_FILES, NUM_RANKS, NUM_SQUARES, ranks_top_down, square_at
 
@@ -87,7 +77,7 @@ def format_text_record(record: GameRecord, start: Position) -> str:
     ]
     for rank in ranks_top_down():
         cells = (start.board[square_at(file, rank)] for file in range(NUM_FILES))
-        lines.append(" ".join(SQUARE_LETTERS[state] for state in cells))
+        lines.append(" ".join(pieces.SQUARE_LETTERS[state] for state in cells))
     lines.append(f"first {record.first + 1}")
     lines.append(f"time {record.time_control.time:g}")
     moves = [p.move for p in record.plies]
@@ -150,8 +140,8 @@ def parse_text_record(text: str) -> TextRecord:
     )
     first = _first_player(body.first, platform)
     reason, winner, cut = _result(body.result, names, platform)
-    face_up = any(is_piece(state) for state in board)
-    side = _guess_side(board, body.moves) if face_up else UNDECIDED
+    face_up = any(pieces.is_piece(state) for state in board)
+    side = _guess_side(board, body.moves) if face_up else pieces.UNDECIDED
     try:
         check_consistency(board, pool, side)
     except RulesInputError as error:
@@ -202,23 +192,27 @@ def _parse_players(number: int, players: str) -> tuple[str, str]:
 def _parse_counts(number: int, counts_text: str) -> list[int]:
     """The face-down counts line: one count per piece code."""
     counts = counts_text.split()
-    if len(counts) != NUM_PIECES or not all(c.isdigit() for c in counts):
-        raise _fail(number, f"expected {NUM_PIECES} face-down counts ({' '.join(PIECE_LETTERS)})")
+    if len(counts) != pieces.NUM_PIECES or not all(c.isdigit() for c in counts):
+        letters = " ".join(pieces.PIECE_LETTERS)
+        raise _fail(number, f"expected {pieces.NUM_PIECES} face-down counts ({letters})")
     return [int(c) for c in counts]
 
 
-def _parse_board_rows(rows: list[tuple[int, str]]) -> list[SquareState]:
+def _parse_board_rows(rows: list[tuple[int, str]]) -> list[pieces.SquareState]:
     """The board from its rows (rank 8 first, files a..d, letters apart)."""
     board = [0] * NUM_SQUARES
     for rank, (number, cells_text) in zip(ranks_top_down(), rows, strict=True):
         cells = cells_text.split()
-        if len(cells) != NUM_FILES or any(len(c) != 1 or c not in SQUARE_LETTERS for c in cells):
+        if len(cells) != NUM_FILES or any(
+            len(c) != 1 or c not in pieces.SQUARE_LETTERS for c in cells
+        ):
             raise _fail(
                 number,
-                f"expected {NUM_FILES} squares (letters {SQUARE_LETTERS}), got {cells_text!r}",
+                f"expected {NUM_FILES} squares (letters {pieces.SQUARE_LETTERS}), "
+                f"got {cells_text!r}",
             )
         for file, cell in enumerate(cells):
-            board[square_at(file, rank)] = SQUARE_LETTERS.index(cell)
+            board[square_at(file, rank)] = pieces.SQUARE_LETTERS.index(cell)
     return board
 
 
@@ -320,16 +314,16 @@ def _result(
     return reason, names.index(who), None
 
 
-def _guess_side(board: list[SquareState], moves: list[str]) -> Colour:
+def _guess_side(board: list[pieces.SquareState], moves: list[str]) -> pieces.Colour:
     """Side to move of a start with face-up pieces: the colour of the first moved
     piece (the format does not say; red when the first ply does not tell)."""
     if moves:
         try:
             ply = parse_ply(moves[0])
         except RulesInputError:
-            return RED
+            return pieces.RED
         if not ply.is_flip:
             state = board[move_from(ply.move)]
-            if is_piece(state):
-                return colour_of(state)
-    return RED
+            if pieces.is_piece(state):
+                return pieces.colour_of(state)
+    return pieces.RED
