@@ -141,9 +141,12 @@ def listening_ports():
 
 
 reached = []
-for port in sorted(listening_ports() | {__PORT__}):
+# the listener's port, and a few of those it sees (with the host's network, a busy host
+# has many: each a wait of up to the timeout, which must not make the engine miss its
+# time to answer)
+for port in [__PORT__, *sorted(listening_ports() - {__PORT__})[:16]]:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as connection:
             if port == __PORT__:
                 connection.sendall(b"__TOKEN__")
         reached.append(port)
@@ -202,12 +205,13 @@ def test_an_engine_reaches_no_port_of_the_host_unless_given_the_network(work: Pa
         dialler = attacker(work, "dialler", dial(listener.port, listener.token))
         other = write_fake(work, "other", legal=True)
         out = match(work, command(dialler), command(other))
-        assert reports(out, "dialler") == {"seen:0,reached:False"}
+        assert reports(out, "dialler") == {"seen:0,reached:False"}, reports(out, "dialler")
         assert listener.accepted == 0
         assert {p.network for r in records(out) for p in r.players} == {False}
         given = match(work, command(dialler), command(other), extra=("--network", "dialler"))
-        (seen_and_reached,) = reports(given, "dialler")
-        assert seen_and_reached.endswith("reached:True") and listener.accepted > 0
+        seen = reports(given, "dialler")  # how many ports it saw is the host's business
+        assert seen and all(words.endswith("reached:True") for words in seen), seen
+        assert listener.accepted > 0
         networks = {p.name: p.network for r in records(given) for p in r.players}
         assert networks == {"dialler": True, "other": False}
     finally:
@@ -224,8 +228,8 @@ def test_an_engine_reaches_no_dask_scheduler(work: Path) -> None:
     plain = match(
         work, command(dialler), command(other), extra=("--cluster", "local:1", "--sandbox", "off")
     )
-    (words,) = reports(plain, "dialler")
-    assert not words.startswith("seen:0,")  # unsandboxed, it sees the cluster's ports
+    seen = reports(plain, "dialler")  # the count may differ between games: other programs
+    assert seen and not any(words.startswith("seen:0,") for words in seen), seen  # unsandboxed
 
 
 def at_first_genmove(work: Path, name: str, code: str) -> Fake:
