@@ -20,7 +20,7 @@ from referee.deals import deal_secret, layout_from_secret, new_seed
 from referee.engine_start import EngineFactory, process_engines
 from referee.game_runner import PlayedGame
 from referee.game_runner import play_game as referee_play_game
-from referee.game_setup import DEFAULT_STALL_TIMEOUT, GameSetup, game_setup
+from referee.game_setup import DEFAULT_STALL_TIMEOUT, GameSetup
 from referee.record import GameRecord
 from referee.sandbox import INSTALL_HINT, Isolation, SandboxMode
 from referee.storage import record_path, save_game
@@ -131,7 +131,7 @@ def _setup(
 ) -> GameSetup:
     players = distinct((engine_spec(engine_a), engine_spec(engine_b)))
     try:
-        return game_setup(
+        return GameSetup(
             game_id=game_id or f"game-{seed}",
             players=players,
             first=first,

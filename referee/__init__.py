@@ -6,7 +6,8 @@ keeps both clocks, and writes each game's records the moment the game ends.
 
 A game:
 
-- ``game_setup``: ``GameSetup``, what decides one game before it starts, and its one builder.
+- ``game_setup``: ``GameSetup``, what decides one game before it starts, and ``GameFacts``,
+  the part of it that every view of the game repeats.
 - ``game_loop``: ``GameLoop``, the one loop that plays a game over two seats: judging,
   colours from the first flip, clocks, the end, the record.
 - ``seats``: the seats it plays over: an engine (a DCTP session), a person (actions from

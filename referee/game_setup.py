@@ -1,4 +1,5 @@
-"""What decides one game before it starts (``GameSetup``), and the one function that builds it.
+"""What decides one game before it starts (``GameSetup``), and the facts of it that every view
+of the game repeats (``GameFacts``: the setup, the live view and the record share them).
 
 Plain data: the tournament's config and schedule, the match and the game runner
 all use it without importing the runner. A setup holds no secret: the deal's secret
@@ -37,18 +38,34 @@ StallTimeout = Annotated[
 """The type of a stall timeout, shared by every model that sets one."""
 
 
-class GameSetup(BaseModel):
-    """Everything public that decides one game before it starts."""
+class FileFormat(BaseModel):
+    """The first key of a file the referee writes: its format and version (each file's model
+    narrows it to its own). A model lists it first among its bases to keep it first."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    format: str
+
+
+class GameFacts(BaseModel):
+    """The public facts that decide a game, which its setup, live view and record all hold."""
 
     game_id: str
     rules: RuleSet
     time_control: TimeControl
-    players: tuple[EngineSpec, EngineSpec]
     first: int = Field(ge=0, le=1, description="Index of the player who moves first.")
     seed: int
     deal: str = Field(description="Which deal of the run; paired games share one.")
+
+    def facts(self) -> dict[str, object]:
+        """These facts alone, to start a view of the same game with."""
+        return {name: getattr(self, name) for name in GameFacts.model_fields}
+
+
+class GameSetup(GameFacts):
+    """Everything public that decides one game before it starts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    players: tuple[EngineSpec, EngineSpec]
     stall_timeout: StallTimeout = DEFAULT_STALL_TIMEOUT
     own_time: tuple[TimeControl | None, TimeControl | None] = Field(
         default=(None, None),
@@ -59,32 +76,6 @@ class GameSetup(BaseModel):
     def time_control_of(self, player: int) -> TimeControl:
         """The time control ``player``'s clock runs by."""
         return self.own_time[player] or self.time_control
-
-
-def game_setup(
-    *,
-    game_id: str,
-    players: tuple[EngineSpec, EngineSpec],
-    first: int,
-    deal: str,
-    seed: int,
-    rules: RuleSet,
-    time_control: TimeControl,
-    stall_timeout: float,
-    own_time: tuple[TimeControl | None, TimeControl | None] = (None, None),
-) -> GameSetup:
-    """The setup of one game."""
-    return GameSetup(
-        game_id=game_id,
-        rules=rules,
-        time_control=time_control,
-        players=players,
-        first=first,
-        seed=seed,
-        deal=deal,
-        stall_timeout=stall_timeout,
-        own_time=own_time,
-    )
 
 
 def deal_secret_of(setup: GameSetup, key: bytes) -> str:

@@ -22,11 +22,9 @@ from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
 from banqi_common.model_files import read_model_file
 from banqi_common.write_errors import WriteError, writing
-from banqi_engine.rules import RuleSet
 
-from .game_setup import GameSetup
+from .game_setup import FileFormat, GameFacts, GameSetup
 from .record import PlayerInfo, PlyRecord
-from .timecontrol import TimeControl
 
 LIVE_FORMAT: Final = "banqi-live/1"
 LIVE_DIR: Final = "live"
@@ -47,18 +45,13 @@ class LivePlayer(BaseModel):
     colour: Literal["red", "black"] | None = None
 
 
-class LiveGame(BaseModel):
+class LiveGame(FileFormat, GameFacts):
     """A game in progress, public information only."""
 
     model_config = ConfigDict(extra="forbid")
 
     format: Literal["banqi-live/1"] = LIVE_FORMAT
-    game_id: str
-    deal: str
-    rules: RuleSet
-    time_control: TimeControl
     players: tuple[LivePlayer, LivePlayer]
-    first: int = Field(ge=0, le=1, description="Index of the player who moves first.")
     plies: list[PlyRecord] = Field(description="The plies so far; flips with their pieces.")
     updated_at: datetime
 
@@ -73,15 +66,11 @@ def live_view(
 ) -> LiveGame:
     """The public view of a game of ``setup`` after ``plies``."""
     return LiveGame(
-        game_id=setup.game_id,
-        deal=setup.deal,
-        rules=setup.rules,
-        time_control=setup.time_control,
+        **setup.facts(),
         players=(
             LivePlayer(name=players[0].name, colour=players[0].colour),
             LivePlayer(name=players[1].name, colour=players[1].colour),
         ),
-        first=setup.first,
         plies=list(plies),
         updated_at=datetime.now(UTC),
     )

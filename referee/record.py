@@ -30,12 +30,11 @@ from banqi_engine.errors import MoveError
 from banqi_engine.layout import format_layout
 from banqi_engine.moves import move_from
 from banqi_engine.notation import format_hidden_flip, format_hidden_reveal, parse_ply
-from banqi_engine.rules import RuleSet
 
 from .deals import Deal, DealBookRef, dealt
 from .engine_limits import EngineLimits
 from .engine_spec import EngineSpec
-from .game_setup import GameSetup
+from .game_setup import FileFormat, GameFacts, GameSetup
 from .macs import MAC_PATTERN
 from .reasons import Reason, counts_as_failure
 from .sandbox import Isolation
@@ -119,19 +118,13 @@ class WorkerInfo(BaseModel):
     cpu: str
 
 
-class GameRecord(BaseModel):
+class GameRecord(FileFormat, GameFacts):
     """Everything about one finished game; the single source of truth for it."""
 
     model_config = ConfigDict(extra="forbid")
 
     format: Literal["banqi-record/1"] = RECORD_FORMAT
-    game_id: str
-    rules: RuleSet
-    time_control: TimeControl
     players: tuple[PlayerInfo, PlayerInfo]
-    first: int = Field(ge=0, le=1, description="Index of the player who moved first.")
-    seed: int
-    deal: str = Field(description="Which deal of the run; paired games share one.")
     deal_book: DealBookRef | None = Field(
         default=None,
         description="The deal book entry the layout was dealt from; absent when the layout "
@@ -284,13 +277,8 @@ def build_record(
     secret it is the shuffle of), its layout revealed."""
     dealt_from = dealt(deal)
     return GameRecord(
-        game_id=setup.game_id,
-        rules=setup.rules,
-        time_control=setup.time_control,
+        **setup.facts(),
         players=players,
-        first=setup.first,
-        seed=setup.seed,
-        deal=setup.deal,
         deal_book=dealt_from.book,
         deal_secret=dealt_from.secret,
         layout=format_layout(dealt_from.layout),

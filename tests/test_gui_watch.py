@@ -95,6 +95,7 @@ def live_game(game_id: str, moves: list[str], deal: str = "1", rules: str = "oly
         {
             "game_id": game_id,
             "deal": deal,
+            "seed": 7,
             "rules": PRESETS[rules],
             "time_control": TimeControl(),
             "players": [{"name": "alpha", "colour": "red"}, {"name": "beta", "colour": "black"}],

@@ -132,6 +132,7 @@ def test_the_live_words_run_the_movers_clock() -> None:
         time_control=TimeControl(time=60),
         players=(LivePlayer(name="a"), LivePlayer(name="b")),
         first=0,
+        seed=1,
         plies=[PlyRecord(player=0, move="a1 a1 K", ms=500, clocks_ms=(59_500, 60_000))],
         updated_at=now - timedelta(seconds=10),
     )

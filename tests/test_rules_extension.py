@@ -15,7 +15,7 @@ from banqi_engine.search_player import SearchPlayer
 from protocol.engine_loop import DctpEngine
 from protocol.messages import Reply, rule_set_payload
 from referee.game_runner import play_game
-from referee.game_setup import game_setup
+from referee.game_setup import GameSetup
 from referee.reasons import Reason
 from referee.storage import traffic_path
 from referee.timecontrol import TimeControl
@@ -87,7 +87,7 @@ def play_in_process(rules: RuleSet, level: int, game: int, time: float = 60) -> 
         engine_spec("a", "--level", str(level), "--seed", str(game)),
         engine_spec("b", "--level", str(level), "--seed", str(game + 50)),
     )
-    setup = game_setup(
+    setup = GameSetup(
         game_id=f"g{game}",
         players=specs,
         first=game % 2,

@@ -38,7 +38,7 @@ def never_built(*args: object, **kwargs: object) -> None:
 def test_a_run_over_the_limit_is_refused_at_once_without_building_its_schedule(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pairs, "game_setup", never_built)
+    monkeypatch.setattr(pairs, "GameSetup", never_built)
     monkeypatch.setattr(play, "schedule", never_built)
     config = write_config(tmp_path / "big.toml", 64, 10_000)
     start = time.perf_counter()

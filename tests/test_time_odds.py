@@ -16,7 +16,7 @@ import banqi_cli.tournament_command as command_module
 from banqi_engine.rules import PRESETS
 from referee.deals import deal_secret
 from referee.game_runner import play_game
-from referee.game_setup import game_setup
+from referee.game_setup import GameSetup
 from referee.record import GameRecord, read_record, write_record
 from referee.timecontrol import Clock, TimeControl, TimeOverride
 from tournaments.config import ConfigError, TournamentConfig, load_config
@@ -124,7 +124,7 @@ def odds_game() -> tuple[GameRecord, str]:
     """A game of our engine where the first seat has 20 s and 1 s a move, the second the
     game's 60 s; its record and transcript."""
     own = TimeControl(time=20, increment=1)
-    setup = game_setup(
+    setup = GameSetup(
         game_id="odds",
         players=(engine_spec("fast", "--level", "1"), engine_spec("slow", "--level", "0")),
         first=0,

@@ -13,7 +13,7 @@ from protocol.line_protocol import TrafficLog
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.game_runner import play_game
-from referee.game_setup import game_setup
+from referee.game_setup import GameSetup
 from referee.reasons import Reason
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
@@ -24,7 +24,7 @@ SECRET = "ab" * 32
 def play_one(
     specs: tuple[EngineSpec, EngineSpec], start_engine: EngineFactory, stall_timeout: float = 2.0
 ) -> GameRecord:
-    setup = game_setup(
+    setup = GameSetup(
         game_id="g1",
         players=specs,
         first=0,

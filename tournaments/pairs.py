@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from referee.engine_spec import EngineSpec
-from referee.game_setup import GameSetup, game_setup
+from referee.game_setup import GameSetup
 from referee.timecontrol import TimeControl
 
 from .run_config import RunConfig
@@ -45,7 +45,7 @@ def paired_setups(
     """``count`` games of ``players`` under the run's rules and clock: game ``i`` named
     ``game_id(i)``, on deal ``i // 2`` (or all on ``deal``, a run that names its pairs), the
     second player first when ``i`` is odd; each made as it is asked for."""
-    start = game_setup(
+    start = GameSetup(
         game_id="",
         players=players,
         first=0,
