@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import random
 
 import click
 
@@ -59,7 +60,7 @@ def summary_line(results: list[CheckResult]) -> str:
     show_default=True,
     help="Seconds a side in the whole game against our engine.",
 )
-@click.option("--seed", type=click.IntRange(0), default=None, help="Seed of the checks' layouts.")
+@click.option("--seed", type=click.IntRange(0), help="Seed of the layouts [default: a new one].")
 @choice_option(
     "--sandbox",
     choices=SandboxMode,
@@ -87,8 +88,12 @@ def check_command(
         factory, isolation = process_engines(sandbox, RunAccess().hidden(RUNS_FOLDER))
     except SandboxUnavailableError as error:
         output.fail(error)
+    chosen = random.randrange(1 << 31) if seed is None else seed
     if not as_json:
-        output.note(f"checking {spec.name} ({spec.describe()}); sandbox: {isolation.value}")
+        output.note(
+            f"checking {spec.name} ({spec.describe()}); sandbox: {isolation.value}; "
+            f"seed {chosen} (--seed {chosen} repeats these checks)"
+        )
 
     def report(result: CheckResult) -> None:
         if as_json:
@@ -98,9 +103,7 @@ def check_command(
                 output.say(line)
 
     try:
-        results = asyncio.run(
-            run_checks(spec, factory, opponent, game_seconds=game_seconds, seed=seed, report=report)
-        )
+        results = asyncio.run(run_checks(spec, factory, opponent, game_seconds, chosen, report))
     except KeyboardInterrupt:
         output.interrupted(f"interrupted: the checks of {spec.name} were not finished")
     if not as_json:

@@ -38,7 +38,7 @@ from .deals import deal_secret
 from .engine_spec import EngineSpec
 from .engine_start import EngineFactory
 from .game_runner import play_game
-from .game_setup import DEFAULT_STALL_TIMEOUT, game_setup
+from .game_setup import DEFAULT_STALL_TIMEOUT, GameSetup
 from .reasons import Reason
 from .timecontrol import TimeControl
 
@@ -76,10 +76,13 @@ class Status(StrEnum):
     """How a check came out."""
 
     PASSED = "ok"
+    """The engine did what the referee expects."""
     FAILED = "FAIL"
+    """It did not: the result says what was sent, what came back, and how to fix it."""
     NOTE = "note"
     """Nothing wrong, but something a bot author should know (an optional feature absent)."""
     SKIPPED = "skip"
+    """Not tried: the engine did not start, or an earlier check failed."""
 
 
 class CheckResult(BaseModel):
@@ -104,14 +107,25 @@ class CheckFailed(Exception):
         super().__init__(why)
         self.why, self.fix, self.sent, self.received = why, fix, sent, received
 
+    def result(self, title: str) -> "CheckResult":
+        """The failed check ``title`` this makes."""
+        return CheckResult(
+            title=title,
+            status=Status.FAILED,
+            why=self.why,
+            sent=self.sent,
+            received=self.received,
+            fix=self.fix,
+        )
+
 
 class Probe:
     """One engine process of a check, its traffic kept so a failure can quote it."""
 
-    def __init__(self, spec: EngineSpec, start: EngineFactory, stall: float) -> None:
+    def __init__(self, spec: EngineSpec, start: EngineFactory) -> None:
         self.spec = spec
         self._start = start
-        self.stall = stall
+        self.stall = DEFAULT_STALL_TIMEOUT
         self.lines: list[str] = []
         self._connection: EngineConnection | None = None
 
@@ -475,7 +489,7 @@ async def whole_game(
 ) -> CheckResult:
     """A game to its end against our engine, refereed as in a run."""
     title = f"plays a whole game against {opponent.name} ({game_seconds:g} s a side)"
-    setup = game_setup(
+    setup = GameSetup(
         game_id="check",
         players=(spec, opponent),
         first=seed % 2,
@@ -551,15 +565,13 @@ async def run_checks(
     spec: EngineSpec,
     start: EngineFactory,
     opponent: EngineSpec,
-    *,
-    game_seconds: float = DEFAULT_GAME_SECONDS,
-    seed: int | None = None,
-    stall: float = DEFAULT_STALL_TIMEOUT,
-    report: Callable[[CheckResult], None] = lambda result: None,
+    game_seconds: float,
+    seed: int,
+    report: Callable[[CheckResult], None],
 ) -> list[CheckResult]:
-    """Every check on the engine of ``spec``, each reported as it ends; the whole game is
-    skipped when an earlier check failed, all of them when the engine cannot start."""
-    chosen = random.randrange(1 << 31) if seed is None else seed
+    """Every check on the engine of ``spec`` (``seed`` chooses their layouts), each reported
+    as it ends; the whole game is skipped when an earlier check failed, all of them when the
+    engine cannot start."""
     results: list[CheckResult] = []
 
     def done(result: CheckResult) -> None:
@@ -568,35 +580,26 @@ async def run_checks(
 
     async def one(title: str, check: Check, rng: random.Random) -> None:
         try:
-            async with Probe(spec, start, stall) as probe:
+            async with Probe(spec, start) as probe:
                 note = await check(probe, rng)
         except CheckFailed as failure:
-            done(
-                CheckResult(
-                    title=title,
-                    status=Status.FAILED,
-                    why=failure.why,
-                    sent=failure.sent,
-                    received=failure.received,
-                    fix=failure.fix,
-                )
-            )
+            done(failure.result(title))
             return
         done(
             CheckResult(title=title, status=Status.NOTE if note else Status.PASSED, why=note or "")
         )
 
     for number, (title, check) in enumerate(CHECKS):
-        rng = random.Random(chosen * 100 + number)
+        rng = random.Random(seed * 100 + number)
         await one(title, check, rng)
         if number == 0 and results[0].status is Status.FAILED:
             for later, _ in CHECKS[1:]:
                 done(CheckResult(title=later, status=Status.SKIPPED, why="it did not start"))
             break
-    await one("quits: answers quit, exits, and writes nothing after", quits, random.Random(chosen))
+    await one("quits: answers quit, exits, and writes nothing after", quits, random.Random(seed))
     title = f"plays a whole game against {opponent.name} ({game_seconds:g} s a side)"
     if any(result.status is Status.FAILED for result in results):
         done(CheckResult(title=title, status=Status.SKIPPED, why="an earlier check failed"))
     else:
-        done(await whole_game(spec, start, opponent, game_seconds, chosen))
+        done(await whole_game(spec, start, opponent, game_seconds, seed))
     return results

@@ -13,6 +13,9 @@ STARTER_REPLY = 'print(f"={ident} {payload}".rstrip(), flush=True)'
 STARTER_CHOICE = "frm, to = choose_move(board, colour, moves, clock.get(colour, 0))"
 STARTER_RANDOM = "import random\n"
 STARTER_QUIT = "        if ident == 5:  # quit: answered, then exit\n            return\n"
+STARTER_ECHO = '            board[args[1]], board[args[0]] = board[args[0]], "-"\n'
+ALWAYS_A_MOVE = ("return random.choice(moves)", "return moves[-1]")
+"""A change that has the starter move a piece whenever it can (no flip)."""
 
 
 def starter(tmp_path: Path, name: str = "bot") -> Path:
@@ -130,11 +133,11 @@ def test_new_engine_refuses_to_overwrite(tmp_path: Path) -> None:
         ),
         (  # a board kept from its own answer as well as from the echo; it moves a piece
             # whenever it can, so that its board goes stale at once
-            '            board[args[1]], board[args[0]] = board[args[0]], "-"\n',
+            STARTER_ECHO,
             "            pass\n",
             "moves",
             "illegal",
-            ("return random.choice(moves)", "return moves[-1]"),
+            ALWAYS_A_MOVE,
         ),
     ],
     ids=["illegal", "garbage", "crash", "no-flush", "too-slow", "output-after-quit", "no-echo"],
@@ -161,3 +164,15 @@ def test_check_catches_each_fault(
     if check_words != "quits":
         assert first["sent"] and first["received"], first
     assert results[-1]["status"] == "skip"  # no whole game after a failure
+
+
+def test_a_check_names_its_seed_and_that_seed_repeats_it(tmp_path: Path) -> None:
+    bot = faulty(tmp_path, (STARTER_ECHO, "            pass\n"), ALWAYS_A_MOVE)
+    first = run_banqi(["check", str(bot)], tmp_path, tmp_path, timeout=180)
+    words = first.stderr.split("seed ", 1)[1].split()
+    seed = words[0].rstrip(";")
+    assert words[1:3] == ["(--seed", f"{seed}"], first.stderr
+    again = run_banqi(["check", str(bot), "--seed", seed], tmp_path, tmp_path, timeout=180)
+    assert first.returncode == again.returncode == 1
+    assert "sent:" in first.stdout
+    assert again.stdout == first.stdout

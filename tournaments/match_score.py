@@ -89,7 +89,9 @@ class MatchVerdict(StrEnum):
     """How a match to a score ended (or stands)."""
 
     WON = "won"
+    """An engine reached the score at the end of a pair, ahead of the other."""
     DRAWN = "drawn"
+    """Both reached it at the end of the same pair, level."""
     UNDECIDED = "undecided"
     """The games ran out before anyone reached the score."""
     IN_PROGRESS = "in progress"

@@ -151,12 +151,12 @@ class SprtStatus(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     format: Literal["banqi-sprt/1"] = "banqi-sprt/1"
-    new: str
-    base: str
-    test: SprtTest
+    new: str = Field(description="The engine under test, by name.")
+    base: str = Field(description="The engine it is tested against, by name.")
+    test: SprtTest = Field(description="The hypotheses, error rates and Elo model.")
     lower_bound: float = Field(description="ln(beta/(1-alpha)): H0 at or below it.")
     upper_bound: float = Field(description="ln((1-beta)/alpha): H1 at or above it.")
-    max_games: int
+    max_games: int = Field(description="Games after which the test stops undecided.")
     games: int = Field(description="Games of the pairs counted.")
     pairs: int = Field(description="Pairs counted, void ones included.")
     wins: int = Field(description="The new engine's wins in the games counted.")
