@@ -2,10 +2,10 @@
 
 import asyncio
 import json
-import random
 
 import click
 
+from referee.deals import new_seed
 from referee.engine_checklist import (
     DEFAULT_GAME_SECONDS,
     OPPONENT_LEVEL,
@@ -88,7 +88,7 @@ def check_command(
         factory, isolation = process_engines(sandbox, RunAccess().hidden(RUNS_FOLDER))
     except SandboxUnavailableError as error:
         output.fail(error)
-    chosen = random.randrange(1 << 31) if seed is None else seed
+    chosen = new_seed() if seed is None else seed
     if not as_json:
         output.note(
             f"checking {spec.name} ({spec.describe()}); sandbox: {isolation.value}; "

@@ -125,7 +125,6 @@ class Probe:
     def __init__(self, spec: EngineSpec, start: EngineFactory) -> None:
         self.spec = spec
         self._start = start
-        self.stall = DEFAULT_STALL_TIMEOUT
         self.lines: list[str] = []
         self._connection: EngineConnection | None = None
 
@@ -162,7 +161,7 @@ class Probe:
     async def ask(self, command: Command, timeout: float | None = None) -> Reply:
         """Send ``command``; its reply, which must be a success; CheckFailed otherwise."""
         line = command.line()
-        wait = self.stall if timeout is None else timeout
+        wait = DEFAULT_STALL_TIMEOUT if timeout is None else timeout
         try:
             reply = await self.connection.request(command, wait)
         except EngineTimeoutError:
@@ -469,7 +468,7 @@ async def rule_sets(probe: Probe, rng: random.Random) -> str | None:
         await probe.ask(Command.reset_board())
         await probe.ask(Command.time_settings(CHECK_CLOCK_MS))
         command = Command.rule_set(rules)
-        reply = await probe.connection.request(command, probe.stall)
+        reply = await probe.connection.request(command, DEFAULT_STALL_TIMEOUT)
         if not reply.ok:
             refused.append(name)
             continue
