@@ -1,6 +1,6 @@
 """The lines ``banqi phases`` prints: what was read, the captures by phase, the face-up games."""
 
-from tournaments.phase_material import MaterialByPhase, PhaseFigures
+from tournaments.phase_material import Balance, MaterialByPhase, PhaseFigures
 from tournaments.piece_values import values_text
 from tournaments.report_tables import Table
 from tournaments.reports import aligned_lines
@@ -16,6 +16,12 @@ FACE_UP_NOTE = (
     "How many of its games reached the face-up phase, and its score in those; its clock and "
     "its opponent's right after the last flip (mean seconds), the plies played after it "
     "(mean), and how those games ended (reason codes, see banqi reasons)."
+)
+
+BALANCE_NOTE = (
+    "Its face-up games by its material against its opponent's at the last flip (what each "
+    "took while pieces were face down): ahead or behind by more than a Pawn, else level; "
+    "its W-D-L and score in each."
 )
 
 
@@ -35,7 +41,7 @@ def phase_lines(report: MaterialByPhase) -> list[str]:
         left_out.append(f"{counted(report.left_out.forfeited, 'forfeited game')} (not played)")
     if left_out:
         lines.append("left out: " + ", ".join(left_out))
-    for table in (_captures_table(report), _face_up_table(report)):
+    for table in (_captures_table(report), _face_up_table(report), _balance_table(report)):
         lines += ["", table.title, table.note, ""]
         lines += aligned_lines(table) if table.rows else ["(none)"]
     return lines
@@ -110,5 +116,26 @@ def _face_up_table(report: MaterialByPhase) -> Table:
         note=FACE_UP_NOTE,
         headers=headers,
         right=[False] + [True] * (len(headers) - 2) + [False],
+        rows=rows,
+    )
+
+
+def _balance_table(report: MaterialByPhase) -> Table:
+    rows = []
+    for engine in report.engines:
+        name = engine.name
+        for balance in Balance:
+            score = engine.face_up_by_balance[balance]
+            played = score.wins + score.draws + score.losses
+            share = f"{100 * score.points / played:.1f}%" if played else "-"
+            cells = [name, balance.value, str(score.games), str(score.wins), str(score.draws)]
+            rows.append([*cells, str(score.losses), share])
+            name = ""
+    headers = ["Engine", "At the last flip", "Games", "W", "D", "L", "Score"]
+    return Table(
+        title="Face-up games by the material at the last flip",
+        note=BALANCE_NOTE,
+        headers=headers,
+        right=[False, False] + [True] * (len(headers) - 2),
         rows=rows,
     )

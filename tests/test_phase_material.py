@@ -31,8 +31,15 @@ from tournaments.failures import forfeit_record
 from tournaments.match_config import MatchConfig
 from tournaments.match_job import MatchJob, run_match_job
 from tournaments.pairs import ScheduledGame
-from tournaments.phase_material import MaterialByPhase, Phase, game_material, phase_report
+from tournaments.phase_material import (
+    Balance,
+    MaterialByPhase,
+    Phase,
+    game_material,
+    phase_report,
+)
 from tournaments.piece_values import PIECE_VALUES
+from tournaments.results import Record
 from tournaments.run_records import RunRecordsError
 
 TIME = TimeControl(time=60)
@@ -211,6 +218,12 @@ def test_the_figures_of_a_run_per_engine_by_name(tmp_path: Path) -> None:
     assert a.clock_at_last_flip == pytest.approx((seat0 + seat1) / 2000)
     assert a.opponent_clock_at_last_flip == pytest.approx((seat1 + seat0) / 2000)
     assert a.face_up_plies == 3 and a.face_up_endings == {"resign": 2}
+    # level at both last flips (half a Pawn ahead, then behind): lost one, won the other
+    assert a.face_up_by_balance == {
+        Balance.AHEAD: Record(),
+        Balance.LEVEL: Record(wins=1, losses=1),
+        Balance.BEHIND: Record(),
+    }
     b = engines["B"]
     assert b.face_down.taken == a.face_down.lost and b.face_down.lost == a.face_down.taken
     assert b.face_down.net_per_game == pytest.approx(-statistics.mean(down_nets))
@@ -236,6 +249,11 @@ def test_the_text_report_has_a_row_per_engine_and_phase(tmp_path: Path) -> None:
     assert ["A", "2", "1", "50%", "0", "0", "1", seat0, seat1, "3", "resign", "1"] in rows
     assert ["B", "2", "1", "50%", "1", "0", "0", seat1, seat0, "3", "resign", "1"] in rows
     assert not any(line.startswith("left out") for line in lines)
+    # A entered the known game's endgame level (half a Pawn ahead) and lost it
+    assert ["A", "ahead", "0", "0", "0", "0", "-"] in rows
+    assert ["level", "1", "0", "0", "1", "0.0%"] in rows
+    assert ["B", "ahead", "0", "0", "0", "0", "-"] in rows
+    assert ["level", "1", "1", "0", "0", "100.0%"] in rows
 
 
 def test_withheld_records_and_forfeited_games_are_left_out_and_counted(tmp_path: Path) -> None:
@@ -309,6 +327,25 @@ def test_real_games_lose_every_capture_to_the_other_side(tmp_path: Path) -> None
         pytest.approx(captured)
     )
     assert one.face_up.games == other.face_up.games == face_up
+    # one's endgames entered ahead are the other's entered behind, the results turned round
+    for mine, theirs in ((Balance.AHEAD, Balance.BEHIND), (Balance.LEVEL, Balance.LEVEL)):
+        ours, its = one.face_up_by_balance[mine], other.face_up_by_balance[theirs]
+        assert (ours.wins, ours.draws, ours.losses) == (its.losses, its.draws, its.wins)
+    assert sum(record.games for record in one.face_up_by_balance.values()) == face_up
+
+
+@pytest.mark.parametrize(
+    ("net", "balance"),
+    [
+        (1.5, Balance.AHEAD),
+        (1.0, Balance.LEVEL),
+        (0.0, Balance.LEVEL),
+        (-1.0, Balance.LEVEL),
+        (-1.5, Balance.BEHIND),
+    ],
+)
+def test_level_is_within_a_pawn_at_the_last_flip(net: float, balance: Balance) -> None:
+    assert Balance.of(net) is balance
 
 
 def test_a_missing_folder_a_file_and_a_folder_without_records_are_refused(

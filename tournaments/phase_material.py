@@ -11,7 +11,11 @@ against the other player.
 
 For the games that reached the face-up phase, each engine's clock and its opponent's right
 after the last flip (the time a face-up endgame is played on), the plies played after it,
-and how those games ended (the record's reason codes).
+how those games ended (the record's reason codes), and its score in them by the material
+it had at the last flip against its opponent's (``Balance``: ahead, level within
+``LEVEL_MARGIN``, behind): whether it fails to win the endgames it enters ahead, or loses
+those it enters level. Both sides start with the same material, so the balance at the last
+flip is what each took while pieces were face down.
 
 Withheld records (their layout not known yet) and forfeited games (not played) are left out
 and counted; a void game that was played counts, its score void.
@@ -37,6 +41,27 @@ from .results import Record
 from .run_records import run_records
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+LEVEL_MARGIN = 1.0
+"""At the last flip, an engine is level when its material and its opponent's differ by at
+most this (a Pawn), ahead or behind beyond it."""
+
+
+class Balance(StrEnum):
+    """An engine's material against its opponent's at the last flip."""
+
+    AHEAD = "ahead"
+    LEVEL = "level"
+    BEHIND = "behind"
+
+    @classmethod
+    def of(cls, net: float) -> "Balance":
+        """The balance of an engine that has ``net`` more material than its opponent."""
+        if net > LEVEL_MARGIN:
+            return cls.AHEAD
+        if net < -LEVEL_MARGIN:
+            return cls.BEHIND
+        return cls.LEVEL
 
 
 class Phase(StrEnum):
@@ -127,6 +152,10 @@ class EngineMaterial(BaseModel):
     face_up_endings: dict[str, int] = Field(
         description="How its face-up games ended: the count of each reason code."
     )
+    face_up_by_balance: dict[Balance, Record] = Field(
+        description="W-D-L of its face-up games by its material against its opponent's at "
+        "the last flip: ahead or behind by more than a Pawn, else level (every key present)."
+    )
 
 
 class LeftOut(BaseModel):
@@ -165,6 +194,9 @@ class _Tally:
     face_up_plies: list[int] = field(default_factory=list)
     endings: dict[str, int] = field(default_factory=dict)
     """Of each face-up game: the clocks at the last flip, the plies after it, the reason."""
+    balances: list[Balance] = field(default_factory=list)
+    """Of each face-up game (as ``points``): the engine's material against its opponent's at
+    the last flip."""
 
     def figures(self, phase: Phase) -> PhaseFigures:
         taken, lost = self.taken[phase], self.lost[phase]
@@ -193,12 +225,18 @@ class _Tally:
         self.face_up_plies.append(material.face_up_plies)
         self.endings[reason.value] = self.endings.get(reason.value, 0) + 1
 
-    def score(self) -> Record:
+    def score(self, balance: Balance | None = None) -> Record:
+        """W-D-L of its face-up games, or of those it entered with ``balance``."""
+        points = [
+            p
+            for p, b in zip(self.points, self.balances, strict=True)
+            if balance is None or b is balance
+        ]
         return Record(
-            wins=self.points.count(1.0),
-            draws=self.points.count(0.5),
-            losses=self.points.count(0.0),
-            void=self.points.count(None),
+            wins=points.count(1.0),
+            draws=points.count(0.5),
+            losses=points.count(0.0),
+            void=points.count(None),
         )
 
 
@@ -227,6 +265,8 @@ def material_by_phase(records: Sequence[GameRecord], folders: Sequence[Path]) ->
                 tally.lost[phase].append(material.taken[phase][1 - seat])
             if material.reached_face_up:
                 tally.points.append(None if record.void else record.points(seat))
+                taken, lost = tally.taken[Phase.FACE_DOWN][-1], tally.lost[Phase.FACE_DOWN][-1]
+                tally.balances.append(Balance.of(taken - lost))
                 tally.face_up_game(material, seat, record.reason)
     engines = [
         EngineMaterial(
@@ -239,6 +279,7 @@ def material_by_phase(records: Sequence[GameRecord], folders: Sequence[Path]) ->
             opponent_clock_at_last_flip=_mean_seconds(tally.opponent_clocks_ms),
             face_up_plies=statistics.fmean(tally.face_up_plies) if tally.face_up_plies else None,
             face_up_endings=dict(sorted(tally.endings.items())),
+            face_up_by_balance={balance: tally.score(balance) for balance in Balance},
         )
         for name, tally in tallies.items()
     ]
