@@ -94,7 +94,12 @@ def serve_stdio(
     "(the default, as tournament platforms start engines by path).",
 )
 @click.option("--seed", type=int, default=None, help="Seed for the player's random choices.")
-@path_option("--log", "log_file", help="Write the DCTP traffic and debug messages to this file.")
+@path_option(
+    "--log",
+    "log_file",
+    help="Write the DCTP traffic, debug messages and each searched move's depth, nodes, "
+    "time and score to this file.",
+)
 @path_option(
     "--params",
     "params_file",

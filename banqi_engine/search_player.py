@@ -5,6 +5,7 @@ takes the time a driver told (DCTP ``time_left``) and budgets it with a
 ``TimeManager``: a soft target and a hard limit, per-move limits noticed.
 """
 
+import logging
 import random
 import time
 from typing import Final
@@ -14,11 +15,14 @@ from .eval_params import DEFAULT_PARAMS, EvalParams
 from .game import Game
 from .movegen import make_ply
 from .moves import Move, move_to
+from .notation import format_move
 from .pieces import EMPTY, UNDECIDED
 from .rules import MAX_NO_PROGRESS_LIMIT, RuleSet
 from .search import MAX_DEPTH, Searcher, SearchResult
 from .search_config import DEFAULT_CONFIG, SearchConfig
 from .time_manager import TimeBudget, TimeManager
+
+log = logging.getLogger(__name__)
 
 DEFAULT_SECONDS: Final = 1.0
 """Time per move when the caller gives no budget."""
@@ -142,4 +146,14 @@ class SearchPlayer:
             seen=seen,
             budget=budget,
         )
-        return self.last.move
+        result = self.last
+        log.info(
+            "searched %s: depth %d, %d nodes in %.0f ms, score %+.2f (%d face down)",
+            format_move(result.move),
+            result.depth,
+            result.nodes,
+            result.seconds * 1000,
+            result.score,
+            pos.hidden.bit_count(),
+        )
+        return result.move

@@ -2,6 +2,7 @@
 
 import queue
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -163,6 +164,23 @@ def test_options_and_log_file(tmp_path: Path) -> None:
     text = log.read_text(encoding="utf-8")
     assert "<- 12 genmove unknown" in text
     assert "-> =5" in text
+
+
+def test_the_log_says_how_deep_each_move_was_searched(tmp_path: Path) -> None:
+    log = tmp_path / "engine.log"
+    engine = EngineProcess("--level", "2", "--seed", "7", "--log", str(log))
+    assert engine.ask(Command.flip(21, 0)).ok  # b6 shows the red King: black to move
+    reply = engine.ask(Command.genmove("black"))
+    assert reply.ok
+    assert engine.ask(Command.quit()).ok
+    status, _ = engine.finish()
+    assert status == 0
+    found = re.search(
+        r"searched (\S+): depth (\d+), (\d+) nodes in \d+ ms, score [+-]\d+\.\d\d \(31 face down\)",
+        log.read_text(encoding="utf-8"),
+    )
+    assert found is not None
+    assert int(found[2]) >= 1 and int(found[3]) > 0
 
 
 def test_bad_option_is_a_usage_error() -> None:
