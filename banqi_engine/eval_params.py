@@ -109,6 +109,20 @@ class EvalParams(BaseModel):
         1.0,
         "Share of the side to move's attacked pieces with no safe square it loses.",
     )
+    confine_weight: float = _param(
+        0.0,
+        0.0,
+        1.0,
+        "Share of a piece's value lost when an enemy can take it and it has no safe square "
+        "(half with one, less with more), times the share of the pieces face up.",
+    )
+    hunt_weight: float = _param(
+        0.0,
+        0.0,
+        1.0,
+        "Share of a piece's value credited to each enemy that chases it (takes it by a step, "
+        "cannot be taken back) next to it, 0.64 times less a step farther; with few face down.",
+    )
     parity_weight: float = _param(
         1.0,
         0.0,
@@ -127,6 +141,13 @@ class EvalParams(BaseModel):
         1.0,
         200.0,
         "Plies before the no-progress draw over which the score fades to 0.",
+    )
+    progress_pressure: float = _param(
+        0.0,
+        0.0,
+        0.5,
+        "With nothing face down, share of the score lost as plies pass without a capture "
+        "(all of it after PROGRESS_PLIES): the side ahead presses for captures.",
     )
     contempt: float = _param(
         2.0,

@@ -4,7 +4,7 @@
 import cython
 
 from banqi_engine.cbits cimport low_square, popcount
-from banqi_engine.evaluation_tactics cimport threat_terms
+from banqi_engine.evaluation_tactics cimport confinement, threat_terms
 from banqi_engine.movegen_tables cimport RuleTables, adjacent, rule_tables
 from banqi_engine.position cimport Position
 
@@ -13,6 +13,7 @@ cdef unsigned long long _NOT_FILE_D
 cdef unsigned long long _RING_MASKS[192]
 cdef int _RING_BONUS[6]
 cdef int _RING_EVEN[6]
+cdef double _HUNT_NEAR[6]
 cdef long long FILLED
 
 
@@ -59,10 +60,13 @@ cdef class Evaluator:
     cdef public double threat_stm_weight
     cdef public double threat_opp_weight
     cdef public double trapped_weight
+    cdef public double confine_weight
+    cdef public double hunt_weight
     cdef public bint threats_on
     cdef public double flip_risk_weight
     cdef public int limit
     cdef public double window
+    cdef public double pressure
 
     @cython.locals(pool="int *", key="long long", slot="long long", digits="long long",
                    piece=int, score=double, remaining=int)
@@ -84,3 +88,8 @@ cdef class Evaluator:
                    targets="unsigned long long", first_target=int, target=int, rings=int,
                    steps=int, right=int)
     cdef double _chase(self, unsigned long long *bb, int side, bint parity) noexcept
+
+    @cython.locals(score=double, total=double, colour=int, first=int, index=int,
+                   pieces="unsigned long long", rings=int, first_target=int, target=int,
+                   prey=int, targets="unsigned long long", near=double, steps=int, found=int)
+    cdef double _hunt(self, unsigned long long *bb, double *values) noexcept

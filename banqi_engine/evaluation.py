@@ -11,12 +11,15 @@ left, and shrinks as the enemies it can take are captured; a King loses value
 while enemy Pawns remain, Pawns gain value while the enemy King lives, and a
 jumping cannon loses value as the screens it jumps over leave the board.
 
-Face-up pieces add mobility, threats (see ``evaluation_tactics``), a risk for
+Face-up pieces add mobility, threats and confinement (see ``evaluation_tactics``;
+confinement counts more as fewer pieces are face down), a risk for
 pieces next to face-down squares that may hide an enemy able to take them, and,
 late in the game, a pull towards the nearest enemy each can take by a step and
 that cannot take it back, with a bonus when no face-down piece is left and the
 distance has the parity that lets the chaser catch it. The score fades to 0 over
-the last plies before the no-progress draw, for the side ahead and behind alike.
+the last plies before the no-progress draw, for the side ahead and behind alike; with
+nothing face down it also shrinks a little as plies pass without a capture, so that the
+side ahead presses for one and the side behind plays for time.
 """
 
 from array import array
@@ -45,7 +48,7 @@ from .squares import ALL_SQUARES, FILE_A, FILE_D, NUM_SQUARES, Bitboard, square_
 
 if not compiled:  # the compiled build cimports these in the .pxd (C calls)
     from .bits import low_square, popcount
-    from .evaluation_tactics import threat_terms
+    from .evaluation_tactics import confinement, threat_terms
     from .movegen_tables import adjacent, rule_tables
     from .position import Position
 
@@ -55,6 +58,8 @@ worth twice the next, as every higher order preys on a piece."""
 FULL_COUNT: Final = sum(FULL_POOL)
 """Pieces on the board at the start (the screens a jumping cannon may use)."""
 
+PROGRESS_PLIES: Final = 20
+"""Plies without a capture after which ``progress_pressure`` has taken its whole share."""
 SCORE_CACHE_BITS: Final = 18
 """The score cache has ``2 ** SCORE_CACHE_BITS`` slots (4 MiB: a key and a score each)."""
 FILLED: Final = 1 << 62
@@ -92,6 +97,8 @@ _RING_BONUS = [bonus for _, bonus, _ in _RINGS[0]]
 """The chase bonus of a target steps - 1 away (the same from every square)."""
 _RING_EVEN = [steps_even for _, _, steps_even in _RINGS[0]]
 """Whether steps is even, by steps - 1."""
+_HUNT_NEAR = [0.64**steps for steps in range(CHASE_RANGE)]
+"""The share of a hunted piece's value a chaser steps + 1 away is credited, by steps."""
 
 
 def base_values(rules: RuleSet, params: EvalParams = DEFAULT_PARAMS) -> tuple[float, ...]:
@@ -227,12 +234,15 @@ class Evaluator:
         self.threat_stm_weight = params.threat_stm_weight
         self.threat_opp_weight = params.threat_opp_weight
         self.trapped_weight = params.trapped_weight
+        self.confine_weight = params.confine_weight
+        self.hunt_weight = params.hunt_weight
         self.threats_on = bool(
             params.threat_stm_weight or params.threat_opp_weight or params.trapped_weight
         )
         self.flip_risk_weight = params.flip_risk_weight
         self.limit = rules.no_progress_limit
         self.window = max(1.0, min(params.progress_window, self.limit / 2))
+        self.pressure = params.progress_pressure
 
     def _kind_counts(self, counts: tuple[int, ...], colour: int, mask: int) -> int:
         """How many pieces of ``colour`` of the kinds in ``mask`` are left."""
@@ -306,6 +316,8 @@ class Evaluator:
         remaining = self.limit - pos.no_progress
         if remaining < self.window:
             score *= remaining / self.window
+        if self.pressure and not pos.hidden:
+            score *= 1.0 - self.pressure * min(pos.no_progress, 20) / 20  # PROGRESS_PLIES
         return score
 
     def _score(self, pos: Position, pool_digits: int) -> float:
@@ -332,6 +344,14 @@ class Evaluator:
             score += self._flip_risk_term(bb, hidden, pool, pool_digits)
         if popcount(hidden) <= self.chase_max_hidden:
             score += self._chase(bb, side, not hidden)
+            if self.hunt_weight:
+                score += self.hunt_weight * self._hunt(bb, entry.values)
+        if self.confine_weight:
+            score += (
+                self.confine_weight
+                * (1.0 - popcount(hidden) / 32)  # FULL_COUNT
+                * confinement(pos, self.tables, entry.values)
+            )
         if side == 1:  # BLACK
             score = -score
         if self.threats_on:
@@ -375,6 +395,34 @@ class Evaluator:
                     risk = self.flip_risk_weight * base * chance
                     risks.append((make_piece(colour, kind), sign * risk))
         return tuple(risks)
+
+    def _hunt(self, bb: list[Bitboard], values: list[float]) -> float:
+        """Red's hunt less black's: over each chaser and each enemy piece it chases (takes
+        by a step and cannot be taken back by) at most ``CHASE_RANGE`` steps away, the
+        prey's value times ``_HUNT_NEAR`` of their distance (``values``: by piece code)."""
+        score = 0.0
+        for colour in range(2):
+            total = 0.0
+            first = colour * 7
+            for index in range(first, first + self._n_chasers[colour]):
+                pieces = bb[self._chase_pieces[index]]
+                first_target = index * 7
+                while pieces:
+                    rings = low_square(pieces) * 6  # CHASE_RANGE
+                    pieces &= pieces - 1
+                    for target in range(first_target, first_target + self._n_targets[index]):
+                        prey = self._chase_targets[target]
+                        targets = bb[prey]
+                        if not targets:
+                            continue
+                        near = 0.0
+                        for steps in range(6):
+                            found = popcount(_RING_MASKS[rings + steps] & targets)
+                            if found:
+                                near += found * _HUNT_NEAR[steps]
+                        total += near * values[prey]
+            score += total if colour == 0 else -total  # RED's minus BLACK's
+        return score
 
     def _chase(self, bb: list[Bitboard], side: int, parity: bool) -> float:
         """Reward pieces for standing near enemies they take and that cannot take them back;

@@ -3,7 +3,7 @@
 # (pointer arguments), not callable from Python in this build.
 import cython
 
-from banqi_engine.cbits cimport low_square
+from banqi_engine.cbits cimport low_square, popcount
 from banqi_engine.movegen_tables cimport (
     RuleTables, adjacent, cannon_jumps, prey_into, threat_into
 )
@@ -15,6 +15,7 @@ cdef int _CANNON
 cdef unsigned long long _ALL_SQUARES
 cdef unsigned long long _NEIGHBOURS[32]
 cdef double _NO_ATTACKER
+cdef double _CONFINED[5]
 
 
 @cython.locals(hits="unsigned long long", cannons="unsigned long long")
@@ -41,3 +42,11 @@ cdef (double, double, double) threat_terms(Position pos, RuleTables tables, int 
 @cython.locals(near="unsigned long long", enemy=int, masks="unsigned long long[7]")
 cdef bint _trapped(Position pos, RuleTables tables, int square, int kind,
                    unsigned long long hits) noexcept
+
+
+@cython.locals(bb="unsigned long long *", empty="unsigned long long",
+               occupied="unsigned long long", masks="unsigned long long[7]", total=double,
+               colour=int, enemy=int, hits="unsigned long long", own=int, penalty=double,
+               kind=int, pieces="unsigned long long", safe="unsigned long long",
+               value=double, square=int, escapes=int)
+cdef double confinement(Position pos, RuleTables tables, double *values) noexcept

@@ -1,4 +1,5 @@
-"""Threats on face-up pieces for the evaluation: hanging, under-protected and trapped pieces.
+"""Threats on face-up pieces for the evaluation: hanging, under-protected, trapped and
+confined pieces.
 
 A piece is threatened when an enemy that can take it stands next to it (or, with
 jumping cannons, an enemy cannon hits it over one screen) and taking it would win
@@ -6,6 +7,10 @@ material: it is not protected (no own piece could take the attacker back on its
 square), or the cheapest attacker is worth less than it. The side to move can cash
 its best threat; the opponent's best threat only costs the side to move a tempo,
 unless the threatened piece is trapped: no empty neighbour out of the enemy's reach.
+A piece that a face-up enemy can take by a step is confined when few of its empty
+neighbours are out of reach of such enemies (and of enemy cannons' jumps): in the
+open endgame such a piece is the one a chase catches, while a piece that nothing on
+the board can take, or one with room to run, is not.
 
 In the compiled build these are C functions (``evaluation_tactics.pxd``) that the
 evaluation cimports; the pure build calls them as Python functions.
@@ -17,7 +22,7 @@ from .pieces import CANNON
 from .squares import ALL_SQUARES, FILE_A, FILE_D, NEIGHBOUR_MASKS, Bitboard
 
 if not compiled:  # the compiled build cimports these in the .pxd (C calls)
-    from .bits import low_square
+    from .bits import low_square, popcount
     from .movegen_tables import RuleTables, adjacent, cannon_jumps, prey_into, threat_into
     from .position import Position
 
@@ -29,6 +34,9 @@ _ALL_SQUARES = ALL_SQUARES
 _NEIGHBOURS = list(NEIGHBOUR_MASKS)
 """NEIGHBOUR_MASKS (a C array in the compiled build)."""
 _NO_ATTACKER = float("inf")
+_CONFINED = [1.0, 0.5, 0.1875, 0.0625, 0.0]
+"""Share of a hunted piece's value its confinement costs, by its safe empty neighbours
+(0, 1, 2, 3, 4; a C array in the compiled build)."""
 
 # Runs at every leaf of the search: squares and pieces use raw arithmetic (``* 7``).
 
@@ -148,3 +156,37 @@ def _trapped(pos: Position, tables: RuleTables, square: int, kind: int, hits: Bi
         return False
     threat_into(pos.bb, enemy, tables, masks)
     return not near & pos.empty & ~(adjacent(masks[kind]) | hits)
+
+
+def confinement(pos: Position, tables: RuleTables, values: list[float]) -> float:
+    """Black's confinement less red's, a score for red. A side's confinement sums, over its
+    face-up pieces that an enemy face-up piece can take by a step, the piece's value times
+    the share ``_CONFINED`` gives its count of safe empty neighbours (``values``: the value
+    of each piece code, red's kinds, then black's)."""
+    bb = pos.bb
+    empty = pos.empty
+    occupied = _ALL_SQUARES & ~empty
+    masks = [0] * 7  # a C array in the compiled build
+    total = 0.0
+    for colour in range(2):
+        enemy = colour ^ 1
+        threat_into(bb, enemy * 7, tables, masks)
+        hits = 0
+        if tables.jump and bb[enemy * 7 + _CANNON]:
+            hits = cannon_hits(bb, enemy, occupied)
+        own = colour * 7
+        penalty = 0.0
+        for kind in range(7):
+            pieces = bb[own + kind]
+            if not pieces or not masks[kind]:
+                continue
+            safe = empty & ~(adjacent(masks[kind]) | hits)
+            value = values[own + kind]
+            while pieces:
+                square = low_square(pieces)
+                pieces &= pieces - 1
+                escapes = popcount(_NEIGHBOURS[square] & safe)
+                if escapes < 4:
+                    penalty += value * _CONFINED[escapes]
+        total += penalty if colour else -penalty
+    return total

@@ -131,6 +131,47 @@ def test_a_trapped_piece_costs_its_side() -> None:
     assert term(free, "trapped_weight") == 0
 
 
+def test_a_confined_piece_costs_its_side() -> None:
+    # red knight a1, not attacked: the black rook b2 watches both its empty neighbours
+    # (a2, b1), or only b1 from c1, or neither from a8; a rook never takes the red king
+    # (and the black rook on b5, with four ways out, is not confined by it either)
+    weight = {"confine_weight": 0.5}
+    confined = "----/----/----/----/----/----/-r--/N--- r 00000000000000"
+    one_way = "----/----/----/----/----/----/----/N-r- r 00000000000000"
+    free = "r---/----/----/----/----/----/----/N--- r 00000000000000"
+    untouchable = "----/----/----/-r--/----/----/----/K--- r 00000000000000"
+    scores = [
+        evaluate(text, **weight) - evaluate(text, confine_weight=0.0)
+        for text in (confined, one_way, free, untouchable)
+    ]
+    assert scores[0] < scores[1] < scores[2] < 0 == scores[3]
+    # a share of the knight's value: all of it with no way out, half with one
+    assert scores[1] == pytest.approx(scores[0] / 2)
+    # from black's view the same position is a gain
+    assert evaluate(confined.replace(" r ", " b "), **weight) - evaluate(
+        confined.replace(" r ", " b "), confine_weight=0.0
+    ) == pytest.approx(-scores[0])
+
+
+def test_a_chaser_is_credited_a_share_of_its_preys_value_by_distance() -> None:
+    # the red rook b2 chases the black knight (which never takes a rook) one, two or
+    # four steps away; the black guard b8 is chased by nothing red and hunts the rook
+    near = "-g--/----/----/----/----/----/-Rn-/---- r 00000000000000"
+    two = "-g--/----/----/----/-n--/----/-R--/---- r 00000000000000"
+    far = "-g--/----/----/n---/----/----/-R--/---- r 00000000000000"
+    alone = "-g--/----/----/----/----/----/-R--/---- r 00000000000000"
+    hunt = [term(text, "hunt_weight") for text in (near, two, far, alone)]
+    assert hunt == [0.0] * 4  # off by default
+    hunt = [
+        evaluate(text, hunt_weight=0.5) - evaluate(text, hunt_weight=0.0)
+        for text in (near, two, far, alone)
+    ]
+    assert hunt[0] > hunt[1] > hunt[2] > hunt[3]
+    # the knight's share falls by 0.64 a step: the guard's hunt of the rook is the same in all
+    assert hunt[0] - hunt[3] == pytest.approx((hunt[1] - hunt[3]) / 0.64)
+    assert hunt[3] < 0
+
+
 def test_a_lone_chasers_parity_flips_with_the_side_to_move() -> None:
     # red rook b2 chases the black knight b4, two steps away: with red to move the
     # distance parity never lets it catch the knight; with black to move it does
@@ -167,6 +208,20 @@ def test_the_score_fades_near_the_no_progress_limit(side: str) -> None:
     assert (evaluate(f"{text} 0") > 0) == (side == "r")
 
 
+@pytest.mark.parametrize("side", ["r", "b"])
+def test_plies_without_a_capture_press_the_side_ahead(side: str) -> None:
+    text = f"----/----/----/----/----/---p/----/R--K {side} 00000000000000"
+    pressure = {"progress_pressure": 0.2}
+    fresh = evaluate(f"{text} 0", **pressure)
+    assert evaluate(f"{text} 0") == pytest.approx(fresh)
+    assert evaluate(f"{text} 10", **pressure) == pytest.approx(fresh * 0.9)
+    assert evaluate(f"{text} 20", **pressure) == pytest.approx(fresh * 0.8)
+    assert evaluate(f"{text} 60", **pressure) == pytest.approx(fresh * 0.8)
+    # with a piece face down the counter presses nobody (a flip resets it anyway)
+    hidden = f"----/----/----/----/----/---p/---X/R--K {side} 00000000000001"
+    assert evaluate(f"{hidden} 20", **pressure) == pytest.approx(evaluate(f"{hidden} 0"))
+
+
 # -- symmetry --------------------------------------------------------------------------
 
 
@@ -190,10 +245,12 @@ def test_the_evaluation_is_symmetric(preset: str, seed: int, plies: int) -> None
     pos = random_game(random.Random(seed), rules, plies).position
     if pos.side == UNDECIDED:
         return
-    evaluator = Evaluator(rules)
-    score = evaluator.evaluate(Position(pos.board, pos.pool, pos.side))
-    for other in (colours_swapped(pos), mirrored(pos, True), mirrored(pos, False)):
-        assert Evaluator(rules).evaluate(other) == pytest.approx(score, abs=1e-9)
+    # the face-up terms that are off by default, on
+    params = params_with(["confine_weight=0.3", "hunt_weight=0.3", "progress_pressure=0.2"])
+    for weights in (DEFAULT_PARAMS, params):
+        score = Evaluator(rules, weights).evaluate(Position(pos.board, pos.pool, pos.side))
+        for other in (colours_swapped(pos), mirrored(pos, True), mirrored(pos, False)):
+            assert Evaluator(rules, weights).evaluate(other) == pytest.approx(score, abs=1e-9)
 
 
 def test_colour_swap_keeps_the_side_to_moves_view() -> None:
