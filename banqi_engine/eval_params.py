@@ -121,7 +121,8 @@ class EvalParams(BaseModel):
         0.0,
         1.0,
         "Share of a piece's value credited to each enemy that chases it (takes it by a step, "
-        "cannot be taken back) next to it, 0.64 times less a step farther; with few face down.",
+        "cannot be taken back) next to it, 0.64 times less a step farther; counted with "
+        "chase_max_hidden or fewer pieces face down.",
     )
     parity_weight: float = _param(
         1.0,
@@ -147,7 +148,7 @@ class EvalParams(BaseModel):
         0.0,
         0.5,
         "With nothing face down, share of the score lost as plies pass without a capture "
-        "(all of it after PROGRESS_PLIES): the side ahead presses for captures.",
+        "(all of it after 20): the side ahead presses for captures.",
     )
     contempt: float = _param(
         2.0,

@@ -11,15 +11,18 @@ left, and shrinks as the enemies it can take are captured; a King loses value
 while enemy Pawns remain, Pawns gain value while the enemy King lives, and a
 jumping cannon loses value as the screens it jumps over leave the board.
 
-Face-up pieces add mobility, threats and confinement (see ``evaluation_tactics``;
-confinement counts more as fewer pieces are face down), a risk for
+Face-up pieces add mobility, threats (see ``evaluation_tactics``), a risk for
 pieces next to face-down squares that may hide an enemy able to take them, and,
 late in the game, a pull towards the nearest enemy each can take by a step and
 that cannot take it back, with a bonus when no face-down piece is left and the
 distance has the parity that lets the chaser catch it. The score fades to 0 over
-the last plies before the no-progress draw, for the side ahead and behind alike; with
-nothing face down it also shrinks a little as plies pass without a capture, so that the
-side ahead presses for one and the side behind plays for time.
+the last plies before the no-progress draw, for the side ahead and behind alike.
+
+Three terms of the face-up game count only where their weights are set (all 0 by
+default): confinement (``evaluation_tactics``; more as fewer pieces are face down), the
+hunt (a share of a piece's value for each enemy that chases it, by distance), and the
+pressure of plies without a capture (with nothing face down the score shrinks as they
+pass, so that the side ahead presses for one and the side behind plays for time).
 """
 
 from array import array
