@@ -22,6 +22,7 @@ from click.testing import CliRunner, Result
 from processes import script, wait_for
 
 from banqi_cli.tournament_command import tournament_command
+from banqi_cli.words import counted
 from referee.deals import load_or_create_key
 from referee.game_setup import deal_secret_of
 from referee.reasons import Reason
@@ -188,7 +189,7 @@ def test_killed_twice_then_resumed(tmp_path: Path) -> None:
     third = subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
     assert third.returncode == 0, third.stderr
     if already:
-        assert f"resuming with {already} games done" in third.stdout
+        assert f"resuming with {counted(already, 'game')} done" in third.stdout
     played = [line for line in third.stdout.splitlines() if line.startswith("[")]
     assert len(played) == GAMES - already
     assert "Standings" in third.stdout
