@@ -66,7 +66,8 @@ cdef class Evaluator:
     cdef public double flip_risk_weight
     cdef public int limit
     cdef public double window
-    cdef public double pressure
+    cdef public int pressure_plies
+    cdef public double pressure_step
 
     @cython.locals(pool="int *", key="long long", slot="long long", digits="long long",
                    piece=int, score=double, remaining=int)

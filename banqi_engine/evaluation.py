@@ -245,7 +245,9 @@ class Evaluator:
         self.flip_risk_weight = params.flip_risk_weight
         self.limit = rules.no_progress_limit
         self.window = max(1.0, min(params.progress_window, self.limit / 2))
-        self.pressure = params.progress_pressure
+        self.pressure_plies = PROGRESS_PLIES
+        self.pressure_step = params.progress_pressure / PROGRESS_PLIES
+        """The share of the score ``progress_pressure`` takes a ply without a capture."""
 
     def _kind_counts(self, counts: tuple[int, ...], colour: int, mask: int) -> int:
         """How many pieces of ``colour`` of the kinds in ``mask`` are left."""
@@ -319,8 +321,8 @@ class Evaluator:
         remaining = self.limit - pos.no_progress
         if remaining < self.window:
             score *= remaining / self.window
-        if self.pressure and not pos.hidden:
-            score *= 1.0 - self.pressure * min(pos.no_progress, 20) / 20  # PROGRESS_PLIES
+        if self.pressure_step and not pos.hidden:
+            score *= 1.0 - self.pressure_step * min(pos.no_progress, self.pressure_plies)
         return score
 
     def _score(self, pos: Position, pool_digits: int) -> float:
