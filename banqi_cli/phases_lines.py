@@ -4,6 +4,7 @@ from tournaments.phase_material import Balance, MaterialByPhase, PhaseFigures
 from tournaments.piece_values import values_text
 from tournaments.report_tables import Table
 from tournaments.reports import aligned_lines
+from tournaments.results import Record
 
 from .words import counted
 
@@ -21,7 +22,7 @@ FACE_UP_NOTE = (
 BALANCE_NOTE = (
     "Its face-up games by its material against its opponent's at the last flip (what each "
     "took while pieces were face down): ahead or behind by more than a Pawn, else level; "
-    "its W-D-L and score in each."
+    "its W-D-L and score in each (a void game counts in none)."
 )
 
 
@@ -81,15 +82,25 @@ def _captures_table(report: MaterialByPhase) -> Table:
     )
 
 
+def _with_void(report: MaterialByPhase) -> bool:
+    """Whether any engine has a void face-up game (the tables then have a Void column)."""
+    return any(engine.face_up_score.void for engine in report.engines)
+
+
+def _score_cells(score: Record, with_void: bool) -> list[str]:
+    """W, D, L (and Void) of a score."""
+    cells = [str(score.wins), str(score.draws), str(score.losses)]
+    return [*cells, str(score.void)] if with_void else cells
+
+
 def _face_up_table(report: MaterialByPhase) -> Table:
-    with_void = any(engine.face_up_score.void for engine in report.engines)
+    with_void = _with_void(report)
     rows = []
     for engine in report.engines:
         score = engine.face_up_score
         share = f"{100 * engine.face_up.games / engine.games:.0f}%" if engine.games else "-"
         cells = [engine.name, str(engine.games), str(engine.face_up.games), share]
-        cells += [str(score.wins), str(score.draws), str(score.losses)]
-        cells += [str(score.void)] if with_void else []
+        cells += _score_cells(score, with_void)
         cells += [
             _number(engine.clock_at_last_flip),
             _number(engine.opponent_clock_at_last_flip),
@@ -121,17 +132,19 @@ def _face_up_table(report: MaterialByPhase) -> Table:
 
 
 def _balance_table(report: MaterialByPhase) -> Table:
+    with_void = _with_void(report)
     rows = []
     for engine in report.engines:
         name = engine.name
         for balance in Balance:
             score = engine.face_up_by_balance[balance]
-            played = score.wins + score.draws + score.losses
+            played = score.games - score.void
             share = f"{100 * score.points / played:.1f}%" if played else "-"
-            cells = [name, balance.value, str(score.games), str(score.wins), str(score.draws)]
-            rows.append([*cells, str(score.losses), share])
+            cells = [name, balance.value, str(score.games), *_score_cells(score, with_void)]
+            rows.append([*cells, share])
             name = ""
-    headers = ["Engine", "At the last flip", "Games", "W", "D", "L", "Score"]
+    headers = ["Engine", "At the last flip", "Games", "W", "D", "L"]
+    headers += ["Void", "Score"] if with_void else ["Score"]
     return Table(
         title="Face-up games by the material at the last flip",
         note=BALANCE_NOTE,

@@ -393,3 +393,25 @@ def test_records_that_cannot_be_read_or_do_not_replay_are_named(tmp_path: Path) 
     assert line.endswith("Move them out of the run folder to leave them out of the figures")
     with pytest.raises(RunRecordsError):
         phase_report([out])
+
+
+def test_a_void_face_up_game_has_a_void_column_and_no_score(tmp_path: Path) -> None:
+    """Both engines failed in the known game: it counts in Games and Void, in no W-D-L and
+    in no score, in the face-up table and by material at the last flip alike."""
+    data = known_game().model_dump(mode="json")
+    data.update(
+        void=True,
+        winner=None,
+        reason=Reason.CRASH.value,
+        result="void: both engines failed (red crashed; black crashed)",
+    )
+    void = GameRecord.model_validate(data)
+    out = run_folder(tmp_path / "run", void, known_game("g0002"))
+    result = phases(str(out))
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in result.output.splitlines()]
+    assert ["Engine", "At", "the", "last", "flip", "Games", "W", "D", "L", "Void", "Score"] in rows
+    # A was level at both last flips (half a Pawn ahead), lost the scored game
+    assert ["A", "ahead", "0", "0", "0", "0", "0", "-"] in rows
+    assert ["level", "2", "0", "0", "1", "1", "0.0%"] in rows
+    assert ["level", "2", "1", "0", "0", "1", "100.0%"] in rows

@@ -217,8 +217,14 @@ class _Tally:
             net_error=error,
         )
 
-    def face_up_game(self, material: GameMaterial, seat: int, reason: Reason) -> None:
-        """Count a game that reached the face-up phase, the engine in ``seat``."""
+    def face_up_game(
+        self, material: GameMaterial, seat: int, reason: Reason, points: float | None
+    ) -> None:
+        """Count a game that reached the face-up phase, the engine in ``seat`` with
+        ``points`` (None: void)."""
+        self.points.append(points)
+        down = material.taken[Phase.FACE_DOWN]
+        self.balances.append(Balance.of(down[seat] - down[1 - seat]))
         if material.clocks_at_last_flip_ms is not None:
             self.clocks_ms.append(material.clocks_at_last_flip_ms[seat])
             self.opponent_clocks_ms.append(material.clocks_at_last_flip_ms[1 - seat])
@@ -264,10 +270,8 @@ def material_by_phase(records: Sequence[GameRecord], folders: Sequence[Path]) ->
                 tally.taken[phase].append(material.taken[phase][seat])
                 tally.lost[phase].append(material.taken[phase][1 - seat])
             if material.reached_face_up:
-                tally.points.append(None if record.void else record.points(seat))
-                taken, lost = tally.taken[Phase.FACE_DOWN][-1], tally.lost[Phase.FACE_DOWN][-1]
-                tally.balances.append(Balance.of(taken - lost))
-                tally.face_up_game(material, seat, record.reason)
+                points = None if record.void else record.points(seat)
+                tally.face_up_game(material, seat, record.reason, points)
     engines = [
         EngineMaterial(
             name=name,
