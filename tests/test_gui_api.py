@@ -70,6 +70,15 @@ def act(client: TestClient, state: dict[str, Any], move: str) -> dict[str, Any]:
     return settle(client, answer.json())
 
 
+def first_action(state: dict[str, Any]) -> str:
+    """The first legal action of the state as the page sends it: a flip by its square, any
+    other action as ``from-to`` (``legal`` is keyed by the square an action starts from,
+    a face-up piece's moves as well as flips)."""
+    frm, actions = next(iter(state["legal"].items()))
+    action = actions[0]
+    return frm if action["kind"] == "flip" else f"{frm}-{action['to']}"
+
+
 def check_public(state: dict[str, Any]) -> None:
     """While the game is on, the state shows no layout, and every piece it shows face up
     (on the board or taken) was revealed by a flip."""
@@ -187,7 +196,7 @@ def test_hint_undo_and_resign(client: TestClient) -> None:
     assert not first["can_undo"]  # the person's flip: taking it back would uncover it
     refused = client.post(f"/api/games/{state['id']}/undo")
     assert refused.status_code == 409 and refused.json()["error"] == NO_UNDO_PAST_A_FLIP
-    second = act(client, first, next(iter(first["legal"])))
+    second = act(client, first, first_action(first))
     revealed = any("(" in ply["move"] for ply in second["plies"][2:])
     assert len(second["plies"]) == 4 and second["can_undo"] is not revealed
     undone = client.post(f"/api/games/{state['id']}/undo")
@@ -198,7 +207,7 @@ def test_hint_undo_and_resign(client: TestClient) -> None:
         after = undone.json()
         assert after["plies"] == first["plies"] and after["board"] == first["board"]
         assert after["captured"] == first["captured"]
-        again = act(client, after, next(iter(after["legal"])))  # the engine plays on after it
+        again = act(client, after, first_action(after))  # the engine plays on after it
         assert len(again["plies"]) == 4
     over = client.post(f"/api/games/{state['id']}/resign").json()
     assert over["over"]["reason"] == "resign" and over["over"]["winner"] == 1
