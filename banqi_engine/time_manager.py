@@ -8,9 +8,11 @@ at most ``MAX_SOFT_SECONDS``, after a reserve for the overhead of every move lef
 ``FLIP_PHASE_WEIGHT`` of an endgame move, so the clock keeps time for the face-up
 endgame, where depth decides; the hard limit is a safe share of the
 time left (``HARD_SHARE``, at most ``HARD_OVER_SOFT`` soft targets and
-``MAX_HARD_SECONDS``) less a margin for the process's own overhead (reading the
-command, replaying the game, the pipes): ``OVERHEAD_SECONDS``, or ``OVERHEAD_SHARE``
-of the time left on a tiny clock.
+``MAX_HARD_SECONDS``), and never more than the time left less a margin for the
+process's own overhead (reading the command, replaying the game, the pipes):
+``OVERHEAD_SECONDS``, or ``OVERHEAD_SHARE`` of the time left on a tiny clock. The margin
+caps the hard limit; it is not taken off every move's limit, which would leave a clock
+of a few hundred ms unspent while a long endgame is played at 1 ms a move.
 
 Under a per-move limit the driver tells, before each genmove, the least of the clock
 and the limit; the time told then does not drop from one move to the next although
@@ -35,7 +37,7 @@ from .moves import Move
 from .position import Position
 
 OVERHEAD_SECONDS: Final = 0.04
-"""Seconds kept back from every hard limit for the engine process's own overhead."""
+"""Seconds a hard limit always leaves on the clock, for the engine process's own overhead."""
 OVERHEAD_SHARE: Final = 0.15
 """On a tiny clock the overhead margin is at most this share of the time left."""
 HARD_SHARE: Final = 0.2
@@ -126,8 +128,13 @@ def clock_budget(
     usable = max(0.0, seconds - reserve * (flipping + endgame))
     weight = FLIP_PHASE_WEIGHT if flipping else 1.0
     target = min(MAX_SOFT_SECONDS, usable * weight / (FLIP_PHASE_WEIGHT * flipping + endgame))
-    hard = min(usable * HARD_SHARE, target * HARD_OVER_SOFT, MAX_HARD_SECONDS)
-    hard = max(0.0, hard - overhead_margin(seconds))
+    hard = min(
+        usable * HARD_SHARE,
+        target * HARD_OVER_SOFT,
+        MAX_HARD_SECONDS,
+        seconds - overhead_margin(seconds),
+    )
+    hard = max(0.0, hard)
     return TimeBudget(min(hard, max(target, MIN_SOFT_SECONDS)), hard)
 
 

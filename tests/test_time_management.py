@@ -27,6 +27,7 @@ from banqi_engine.time_manager import (
     MAX_HARD_SECONDS,
     MAX_SOFT_SECONDS,
     MIN_USED_SECONDS,
+    MOVE_RESERVE_SECONDS,
     OVERHEAD_SECONDS,
     PER_MOVE_SHARE,
     ClockPlayer,
@@ -34,6 +35,7 @@ from banqi_engine.time_manager import (
     TimeBudget,
     TimeManager,
     clock_budget,
+    overhead_margin,
     per_move_budget,
     phase_moves,
 )
@@ -58,8 +60,25 @@ def test_clock_budget_is_within_the_clock(remaining_ms: int) -> None:
         budget = clock_budget(remaining_ms, pos)
         assert 0.0 <= budget.soft <= budget.hard <= seconds * HARD_SHARE
         assert budget.soft <= MAX_SOFT_SECONDS
+        assert budget.hard <= seconds - overhead_margin(seconds)
         if seconds >= 1:
-            assert budget.hard <= seconds * HARD_SHARE - OVERHEAD_SECONDS
+            assert budget.hard <= seconds - OVERHEAD_SECONDS
+
+
+def test_a_long_endgame_spends_the_clock_down_to_the_reserve() -> None:
+    """150 moves of a face-up endgame, each using its soft target and 1 ms more: the clock
+    never runs out, every move while a few hundred ms are left gets a search of its own,
+    and what is left at the end is about the reserve, not a few hundred ms unspent."""
+    pos = parse_position("K---/-G--/--M-/---k/-g--/----/---R/---- r 00000000000000")
+    reserve = MOVE_RESERVE_SECONDS * sum(phase_moves(pos))
+    remaining = 3.0
+    for _ in range(150):
+        budget = clock_budget(round(remaining * 1000), pos)
+        if remaining > 2 * reserve + OVERHEAD_SECONDS:
+            assert budget.soft >= 0.001, remaining
+        remaining -= budget.soft + 0.001
+        assert remaining > 0
+    assert remaining < 2 * reserve
 
 
 def test_more_time_early_than_late_and_for_more_clock() -> None:
