@@ -128,13 +128,8 @@ def clock_budget(
     usable = max(0.0, seconds - reserve * (flipping + endgame))
     weight = FLIP_PHASE_WEIGHT if flipping else 1.0
     target = min(MAX_SOFT_SECONDS, usable * weight / (FLIP_PHASE_WEIGHT * flipping + endgame))
-    hard = min(
-        usable * HARD_SHARE,
-        target * HARD_OVER_SOFT,
-        MAX_HARD_SECONDS,
-        seconds - overhead_margin(seconds),
-    )
-    hard = max(0.0, hard)
+    hard = min(usable * HARD_SHARE, target * HARD_OVER_SOFT, MAX_HARD_SECONDS)
+    hard = max(0.0, min(hard, seconds - overhead_margin(seconds)))
     return TimeBudget(min(hard, max(target, MIN_SOFT_SECONDS)), hard)
 
 
