@@ -4,6 +4,8 @@
 import re
 import shlex
 import stat
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from banqi_common.write_errors import WriteError
 from referee.deals import KEY_ENV, KeyFileError, load_referee_key
 from referee.engine_spec import EngineSpec
 from tournaments.config import TournamentConfig, builtin_engine_command
-from tournaments.run_folder import locked_run
+from tournaments.run_folder import LOCK_FILE, LOCK_WAIT_SECONDS, RunLockedError, locked_run
 from tournaments.run_kinds import KINDS, check_new_run_folder
 from tournaments.state import (
     STATE_FILE,
@@ -54,6 +56,49 @@ def test_a_run_folder_that_cannot_be_locked_is_named(tmp_path: Path) -> None:
     assert str(refused.value) == (
         f"cannot open the lock file tournament.lock in {tmp_path / 'run'}: is a directory"
     )
+
+
+HOLD_LOCK = """\
+import fcntl, sys, time
+held = open(sys.argv[1], "a")
+fcntl.flock(held, fcntl.LOCK_EX)
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def hold_lock(folder: Path, seconds: float) -> "subprocess.Popen[str]":
+    """A process that holds the run folder's lock for ``seconds``, once it says so."""
+    folder.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(folder / LOCK_FILE), str(seconds)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_a_lock_let_go_within_the_wait_is_taken(tmp_path: Path) -> None:
+    """As by an engine process a killed run was starting: it shares the lock until it
+    execs, a moment after the run's end."""
+    holder = hold_lock(tmp_path / "run", LOCK_WAIT_SECONDS / 4)
+    with locked_run(tmp_path / "run"):
+        assert holder.wait(timeout=10) == 0  # taken once the holder let go
+
+
+def test_a_lock_held_past_the_wait_is_refused(tmp_path: Path) -> None:
+    holder = hold_lock(tmp_path / "run", 30)
+    try:
+        with (
+            pytest.raises(RunLockedError, match="another run is using"),
+            locked_run(tmp_path / "run"),
+        ):
+            pass
+        assert holder.poll() is None
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 @pytest.mark.parametrize("command", ["tournament", "match"])

@@ -16,6 +16,7 @@ MAC is missing or wrong.
 
 import contextlib
 import fcntl
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,6 +41,11 @@ from .run_kinds import RunFolderError, check_new_run_folder
 S = TypeVar("S", bound=SignedState)
 
 LOCK_FILE = "tournament.lock"
+LOCK_WAIT_SECONDS = 1.0
+"""How long a run waits for a held lock before refusing: the lock is shared, between fork
+and exec, with an engine process a run was starting, so a run killed at that moment
+holds it a little after its own end."""
+LOCK_POLL_SECONDS = 0.05
 
 
 class RunLockedError(InputError):
@@ -170,19 +176,25 @@ def locked_run(out: Path) -> Iterator[None]:
     holds it.
 
     The lock is an ``flock`` on ``tournament.lock``, so it ends with the process, however
-    the process ends.
+    the process ends (and with the engine processes it was starting then, which share it
+    until they exec: a held lock is tried again for ``LOCK_WAIT_SECONDS``).
     """
     with writing(f"create the run folder {out}"):
         out.mkdir(parents=True, exist_ok=True)
     with writing(f"open the lock file {LOCK_FILE} in {out}"):
         handle = (out / LOCK_FILE).open("a", encoding="utf-8")
     with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RunLockedError(
-                f"another run is using {out}; wait for it to end or stop it"
-            ) from None
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise RunLockedError(
+                        f"another run is using {out}; wait for it to end or stop it"
+                    ) from None
+                time.sleep(LOCK_POLL_SECONDS)
         yield
 
 
