@@ -46,6 +46,7 @@ LOCK_WAIT_SECONDS = 1.0
 and exec, with an engine process a run was starting, so a run killed at that moment
 holds it a little after its own end."""
 LOCK_POLL_SECONDS = 0.05
+"""Seconds between tries of a held lock while the run waits for it."""
 
 
 class RunLockedError(InputError):
