@@ -54,7 +54,10 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "reasons": ("banqi reasons                         # every code that can end a game",),
     "phases": ("banqi phases banqi-runs/match-a-vs-b --json",),
-    "deals": ("banqi deals --count 100 --out book.json --seed 1",),
+    "deals": (
+        "banqi deals --count 100 --out book.json --seed 1",
+        "banqi deals --from banqi-runs/match-a-vs-b --at last-flip --out endgames.json",
+    ),
     "perft": (
         'banqi perft "XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX/XXXX - 12222251222225" 3',
         'banqi perft "nM--/----/kg--/---c/prgp/-X--/-r--/Xm-m b 00001000000001" 2 --divide',

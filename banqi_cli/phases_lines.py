@@ -21,8 +21,8 @@ FACE_UP_NOTE = (
 
 BALANCE_NOTE = (
     "Its face-up games by its material against its opponent's at the last flip (what each "
-    "took while pieces were face down): ahead or behind by more than a Pawn, else level; "
-    "its W-D-L and score in each (a void game counts in none)."
+    "took while pieces were face down, a deal's opening included): ahead or behind by more "
+    "than a Pawn, else level; its W-D-L and score in each (a void game counts in none)."
 )
 
 

@@ -5,12 +5,16 @@ A book is a JSON file, as secret as the referee key (engines never see it: the s
 covers it, as it covers the key)::
 
     {"format": "banqi-deals/1",
-     "deals": [{"layout": "KGGM/...", "secret": "<64 hex>"}, {"layout": "kggm/..."}]}
+     "deals": [{"layout": "KGGM/...", "secret": "<64 hex>"}, {"layout": "kggm/..."},
+               {"layout": "PPng/...", "opening": ["b6(K)", "a7(m)", "b6-b5"]}]}
 
 ``banqi deals`` writes entries whose secret is HMAC-SHA256(referee key, ``book/<seed>/<i>``)
 with the layout it shuffles to; an entry written by hand may leave the secret out. Each
-layout is checked to be a full set, and a secret to shuffle to its entry's layout. The k-th
-distinct deal of a run, in schedule order, is dealt from entry k (``entries_by_deal``).
+layout is checked to be a full set, and a secret to shuffle to its entry's layout. An entry
+may hold an opening, plies played from its layout before either player is asked for a move
+(``referee.book_openings``; ``banqi deals --from`` cuts them from records), checked under a
+run's rules before its first game. The k-th distinct deal of a run, in schedule order, is
+dealt from entry k (``entries_by_deal``).
 
 The referee keeps a run's parsed book in memory (it is the user's file, read once, like the
 key) and makes an entry's layout only when the entry's game starts or its deal's records are
@@ -32,16 +36,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from banqi_common.errors import InputError
 from banqi_common.write_errors import writing
-from banqi_engine.errors import PositionError
+from banqi_engine.errors import MoveError, PositionError
 from banqi_engine.layout import format_layout, parse_layout
+from banqi_engine.notation import parse_ply
+from banqi_engine.rules import RuleSet
 
+from .book_openings import opening_problem
 from .deals import Deal, DealBookRef, book_secret, layout_from_secret
+from .game_setup import GameSetup
 
 BOOK_FORMAT: Final = "banqi-deals/1"
 MAX_DEALS: Final = 100_000
 """The most deals a book may hold."""
 MAX_BOOK_BYTES: Final = 64 << 20
 """The largest file read as a deal book (a full book written by ``banqi deals`` is about 16 MB)."""
+MAX_OPENING_PLIES: Final = 2000
+"""The most plies an entry's opening may hold."""
 SECRET: Final = re.compile(r"[0-9a-f]{64}")
 """A deal secret: an HMAC-SHA256 in lowercase hex."""
 
@@ -58,6 +68,12 @@ class BookEntry(BaseModel):
     layout: str = Field(description="A board field: 8 groups of 4 piece letters, rank 8 first.")
     secret: str | None = Field(
         default=None, description="64 lowercase hex digits that shuffle to the layout."
+    )
+    opening: list[str] | None = Field(
+        default=None,
+        max_length=MAX_OPENING_PLIES,
+        description="Plies in record notation (a2-a3, b6(K)) played from the layout before "
+        "either player is asked for a move.",
     )
 
     @field_validator("layout")
@@ -79,6 +95,18 @@ class BookEntry(BaseModel):
                 "allowed are 64 lowercase hex digits (an HMAC-SHA256)"
             )
         return secret
+
+    @field_validator("opening")
+    @classmethod
+    def _plies(cls, opening: list[str] | None) -> list[str] | None:
+        """Each ply of an opening reads as a move string (its legality depends on a run's
+        rules: ``LoadedBook.check_fits``)."""
+        for number, text in enumerate(opening or (), start=1):
+            try:
+                parse_ply(text)
+            except MoveError as error:
+                raise ValueError(f"ply {number}: {error}") from None
+        return opening
 
     @model_validator(mode="after")
     def _secret_shuffles_to_layout(self) -> Self:
@@ -115,16 +143,31 @@ class LoadedBook:
             parse_layout(entry.layout),
             secret=entry.secret,
             book=DealBookRef(sha256=self.sha256, entry=index),
+            opening=tuple(entry.opening or ()),
         )
 
-    def check_room(self, deals: Iterable[str]) -> None:
-        """Refuse a run whose distinct ``deals`` outnumber the book's entries."""
-        needed, held = len(set(deals)), len(self.book.deals)
+    def check_fits(self, setups: Iterable[GameSetup]) -> None:
+        """Refuse a run of ``setups`` whose distinct deals outnumber the book's entries, or
+        that deals an entry whose opening its rules do not allow."""
+        rules_of: dict[str, RuleSet] = {}
+        for setup in setups:
+            rules_of.setdefault(setup.deal, setup.rules)
+        needed, held = len(rules_of), len(self.book.deals)
         if needed > held:
             raise DealBookError(
                 f"the deal book {self.path} holds {_deals(held)}; this run needs {needed}: "
                 f"write a bigger one (banqi deals --count {needed})"
             )
+        for deal, index in entries_by_deal(rules_of).items():
+            entry, rules = self.book.deals[index], rules_of[deal]
+            if not entry.opening:
+                continue
+            problem = opening_problem(parse_layout(entry.layout), entry.opening, rules)
+            if problem is not None:
+                raise DealBookError(
+                    f"the deal book {self.path} cannot be played under the rule set "
+                    f"{rules.name!r}: deals[{index}].opening: {problem}"
+                )
 
 
 def _deals(count: int) -> str:

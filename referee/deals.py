@@ -155,11 +155,13 @@ class DealBookRef(BaseModel):
 @dataclass(frozen=True)
 class Deal:
     """One deal's hidden layout and where it came from: the shuffle of its secret, or a deal
-    book's entry (with the entry's secret, when it has one)."""
+    book's entry (with the entry's secret, when it has one, and its opening: plies in record
+    notation played from the layout before either player is asked for a move)."""
 
     layout: list[Piece]
     secret: str | None = None
     book: DealBookRef | None = None
+    opening: tuple[str, ...] = ()
 
 
 def dealt(deal: Deal | str) -> Deal:

@@ -83,6 +83,7 @@ class GameLoop:
         self._owing: int | None = None
         self._interrupt: Fault | None = None
         self._turn_task: asyncio.Task[None] | None = None
+        self._play_opening()
 
     # -- what others read ------------------------------------------------------------
 
@@ -285,6 +286,14 @@ class GameLoop:
         self._told.append(Told(Ply(move, piece), echo, time_left))
         self.turn_started = time.monotonic()
 
+    def _play_opening(self) -> None:
+        """The deal's opening, played before either player is asked for a move: no time
+        charged, the seats told it as the start of the game (a deal book's opening is
+        checked under the run's rules before the run: ``LoadedBook.check_fits``)."""
+        for text in self.deal.opening:
+            move = parse_ply(text).move
+            self._play(self.mover, move, self.piece_shown(move), 0.0)
+
     def _note_colours(self, mover: int, piece: Piece | None) -> None:
         """The first flip decides colours: its mover takes the revealed piece's colour."""
         if piece is None or self.colours[mover] is not None:
@@ -311,9 +320,9 @@ class GameLoop:
                 raise
 
     async def _take_back(self, keep: int) -> None:
-        """Keep the first ``keep`` plies: the game, colours and clocks as they were after
-        them, and both seats told the game again."""
-        kept = self.plies[:keep]
+        """Keep the first ``keep`` plies (the deal's opening at least): the game, colours and
+        clocks as they were after them, and both seats told the game again."""
+        kept = self.plies[: max(keep, len(self.deal.opening))]
         self.game = Game(self.setup.rules)
         self.clock = self._new_clock()
         self.plies, self._told, self.colours = [], [], [None, None]
@@ -387,6 +396,7 @@ class GameLoop:
             self._end(),
             self.started_at,
             datetime.now(UTC),
+            opening_plies=len(self.deal.opening),
         )
 
     def _end(self) -> GameEnd:

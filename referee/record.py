@@ -148,6 +148,12 @@ class GameRecord(FileFormat, GameFacts):
     started_at: datetime
     finished_at: datetime
     plies: list[PlyRecord]
+    opening_plies: int = Field(
+        default=0,
+        ge=0,
+        description="The first plies, played from the deal book entry's opening rather than "
+        "by the players (no time charged). Left out when there are none.",
+    )
     winner: int | None = Field(ge=0, le=1, description="Winning player index; null = draw.")
     reason: Reason
     result: str = Field(
@@ -183,6 +189,11 @@ class GameRecord(FileFormat, GameFacts):
         winner."""
         if self.void and self.winner is not None:
             raise ValueError("a void game has no winner")
+        if self.opening_plies > len(self.plies):
+            raise ValueError(
+                f"opening_plies is {self.opening_plies}, but the record has only "
+                f"{len(self.plies)} plies"
+            )
         if not self.withheld:
             optional = ("deal_secret",) if self.deal_book is not None else ()
             missing = [
@@ -218,13 +229,16 @@ class GameRecord(FileFormat, GameFacts):
     @model_serializer(mode="wrap")
     def _leave_out_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """A complete record is written without ``withheld``, a withheld one without
-        ``deal_secret`` and ``layout``; ``void`` only when it is true; ``deal_book`` and
+        ``deal_secret`` and ``layout``; ``void`` only when it is true, ``opening_plies`` only
+        when there are some; ``deal_book`` and
         ``deal_secret`` only when they are known, ``worker`` and ``mac`` only when it has them."""
         data: dict[str, Any] = handler(self)
         for name in ("deal_secret", "layout") if self.withheld else ("withheld",):
             data.pop(name, None)
         if not self.void:
             data.pop("void", None)
+        if not self.opening_plies:
+            data.pop("opening_plies", None)
         for name in ("deal_book", "deal_secret", "worker", "mac"):
             if data.get(name, "") is None:
                 del data[name]
@@ -272,9 +286,12 @@ def build_record(
     end: GameEnd,
     started_at: datetime,
     finished_at: datetime,
+    *,
+    opening_plies: int = 0,
 ) -> GameRecord:
     """The record of a finished (or forfeited) game of ``setup`` on ``deal`` (a Deal, or the
-    secret it is the shuffle of), its layout revealed."""
+    secret it is the shuffle of), its layout revealed; its first ``opening_plies`` plies were
+    the deal's opening."""
     dealt_from = dealt(deal)
     return GameRecord(
         **setup.facts(),
@@ -285,6 +302,7 @@ def build_record(
         started_at=started_at,
         finished_at=finished_at,
         plies=plies,
+        opening_plies=opening_plies,
         winner=end.winner,
         reason=end.reason,
         result=end.result,

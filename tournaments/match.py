@@ -81,11 +81,11 @@ def open_match(
         differences = model_differences(state.config, wanted, MatchConfig.resumable)
         refuse_other_settings(out, MATCH, differences + score_differences(state.score, score))
         check_same_book(state.deal_book, book, out)
-        _check_room(config, book)
+        _check_book(config, book)
         return state.model_copy(update={"config": wanted})
 
     def start() -> MatchState:
-        _check_room(config, book)
+        _check_book(config, book)
         return MatchState(
             created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book), score=score
         )
@@ -106,10 +106,11 @@ def score_differences(saved: MatchScore | None, wanted: MatchScore | None) -> li
     return model_differences(saved, wanted, frozenset())
 
 
-def _check_room(config: MatchConfig, book: LoadedBook | None) -> None:
-    """Refuse a deal book with fewer deals than the match has pairs (and a game alone)."""
+def _check_book(config: MatchConfig, book: LoadedBook | None) -> None:
+    """Refuse a deal book with fewer deals than the match has pairs (and a game alone), or
+    an opening its rules do not allow."""
     if book is not None:
-        book.check_room(setup.deal for setup in match_setups(config))
+        book.check_fits(match_setups(config))
 
 
 def start_match_folder(state: MatchState, macs: MacKeys) -> None:

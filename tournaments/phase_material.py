@@ -17,6 +17,11 @@ it had at the last flip against its opponent's (``Balance``: ahead, level within
 those it enters level. Both sides start with the same material, so the balance at the last
 flip is what each took while pieces were face down.
 
+A game dealt from a deal book entry with an opening (``referee.book_openings``) starts with
+plies neither player chose: they count in neither phase, but what each side took in them
+counts in its balance at the last flip (an opening cut at the last flip starts the game in
+the face-up phase, ahead, level or behind).
+
 Withheld records (their layout not known yet) and forfeited games (not played) are left out
 and counted; a void game that was played counts, its score void.
 """
@@ -82,32 +87,40 @@ class GameMaterial:
     """Both seats' clocks right after the last flip (None: the game did not reach it)."""
     face_up_plies: int = 0
     """Plies played after the last flip."""
+    opening_taken: tuple[float, float] = (0.0, 0.0)
+    """The value each seat's side took in the deal's opening (played by neither player)."""
 
 
 def game_material(record: GameRecord) -> GameMaterial:
-    """The captures of the game of a complete record whose plies replay (``referee.replay``)."""
+    """The captures of the game of a complete record whose plies replay (``referee.replay``);
+    the plies of its deal's opening count in neither phase, as neither player played them."""
     if record.layout is None:
         raise ValueError(f"record {record.game_id} is withheld: its layout is not known yet")
     layout = parse_layout(record.layout)
     game = Game(record.rules)
     taken = {phase: [0.0, 0.0] for phase in Phase}
+    opening_taken = [0.0, 0.0]
     clocks: tuple[int, int] | None = None
     face_up_plies = 0
-    for ply in record.plies:
+    for number, ply in enumerate(record.plies):
         phase = Phase.FACE_DOWN if game.position.hidden else Phase.FACE_UP
         before = material_left(game.position)
         move = parse_ply(ply.move).move
         game.play(move, game.piece_shown(move, layout))
-        taken[phase][ply.player] += before - material_left(game.position)
-        if phase is Phase.FACE_UP:
-            face_up_plies += 1
-        elif not game.position.hidden:
+        gain = before - material_left(game.position)
+        if number < record.opening_plies:  # the deal's opening is played by neither player
+            opening_taken[ply.player] += gain
+        else:
+            taken[phase][ply.player] += gain
+            face_up_plies += phase is Phase.FACE_UP
+        if phase is Phase.FACE_DOWN and not game.position.hidden:
             clocks = ply.clocks_ms
     return GameMaterial(
         taken={phase: (seats[0], seats[1]) for phase, seats in taken.items()},
         reached_face_up=not game.position.hidden,
         clocks_at_last_flip_ms=clocks,
         face_up_plies=face_up_plies,
+        opening_taken=(opening_taken[0], opening_taken[1]),
     )
 
 
@@ -223,8 +236,9 @@ class _Tally:
         """Count a game that reached the face-up phase, the engine in ``seat`` with
         ``points`` (None: void)."""
         self.points.append(points)
-        down = material.taken[Phase.FACE_DOWN]
-        self.balances.append(Balance.of(down[seat] - down[1 - seat]))
+        down, opening = material.taken[Phase.FACE_DOWN], material.opening_taken
+        ahead = down[seat] + opening[seat] - down[1 - seat] - opening[1 - seat]
+        self.balances.append(Balance.of(ahead))
         if material.clocks_at_last_flip_ms is not None:
             self.clocks_ms.append(material.clocks_at_last_flip_ms[seat])
             self.opponent_clocks_ms.append(material.clocks_at_last_flip_ms[1 - seat])

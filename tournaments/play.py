@@ -20,7 +20,8 @@ def prepare(
     config: TournamentConfig, out: Path, macs: MacKeys, book: LoadedBook | None = None
 ) -> tuple[TournamentState, list[ScheduledGame]]:
     """Open (or resume) the run folder and build the schedule; with a deal ``book``, refuse
-    one other than a resumed run's, or one with fewer deals than the schedule has. A
+    one other than a resumed run's, or one with fewer deals than the schedule has or with an
+    opening its rules do not allow. A
     schedule too big for the machine's memory is refused before it is built."""
     check_memory(config.games_total())
     resumed = (out / STATE_FILE).exists()
@@ -31,7 +32,7 @@ def prepare(
         state = state.model_copy(update={"deal_book": stamp_of(book)})
     games = list(schedule(state.config, state.seed))
     if book is not None:
-        book.check_room(game.setup.deal for game in games)
+        book.check_fits(game.setup for game in games)
     return state, games
 
 

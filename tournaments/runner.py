@@ -138,7 +138,7 @@ class _Run:
         self.gauntlet = settings.gauntlet
         self.deals = [g.setup.deal for g in self.games]
         if options.book is not None:
-            options.book.check_room(self.deals)
+            options.book.check_fits(g.setup for g in self.games)
         self.entries = entries_by_deal(self.deals)
         self.macs = MacKeys(options.key)
         self.records = (

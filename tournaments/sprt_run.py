@@ -119,7 +119,7 @@ def open_sprt(
                 f"{out} holds an SPRT of up to {saved.config.max_games} games; --max-games "
                 f"may grow but not shrink (now {wanted.max_games})"
             )
-        _check_room(wanted, book)
+        _check_book(wanted, book)
         return saved.model_copy(update={"config": wanted})
 
     def start() -> SprtSettings:
@@ -127,16 +127,17 @@ def open_sprt(
         if book is not None and not max_games_given:
             fits = min(config.max_games, 2 * len(book.book.deals))
             new = config.model_copy(update={"max_games": fits})
-        _check_room(new, book)
+        _check_book(new, book)
         return SprtSettings(created_at=datetime.now(UTC), config=new, deal_book=stamp_of(book))
 
     return run_folder.open_run_folder(out, SPRT, resume, start, macs)
 
 
-def _check_room(config: SprtConfig, book: LoadedBook | None) -> None:
-    """Refuse a deal book with fewer deals than the test may need (``max_games / 2``)."""
+def _check_book(config: SprtConfig, book: LoadedBook | None) -> None:
+    """Refuse a deal book with fewer deals than the test may need (``max_games / 2``), or an
+    opening its rules do not allow."""
     if book is not None:
-        book.check_room(game.setup.deal for game in sprt_games(config))
+        book.check_fits(game.setup for game in sprt_games(config))
 
 
 def start_sprt_folder(settings: SprtSettings, macs: MacKeys) -> None:
