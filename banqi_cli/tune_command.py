@@ -147,7 +147,7 @@ def tune_config(
 @rules_option
 @time_control_options
 @run_options
-@access_options(deals=False)
+@access_options()
 @out_option(
     None,
     "Run folder; the same folder resumes the run. Default: banqi-runs/tune-<PARAMS>.",
@@ -173,6 +173,10 @@ def tune_command(
 
     Each engine is started with its parameters as command-line arguments, by
     --param-format: banqi-engine takes --param NAME=VALUE (and --params FILE).
+
+    With --deals BOOK, iteration k plays the book's entry (k - 1) mod its size; a book of
+    openings (banqi deals --from RUN --at last-flip) tunes on the positions it holds,
+    the face-up endgame alone say.
     """
     if write_params:
         if engine is not None:

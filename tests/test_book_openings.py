@@ -228,3 +228,51 @@ def test_deals_from_says_what_is_wrong(earlier: Path, tmp_path: Path) -> None:
         "Error: no record goes on past ply 100000 (4 ended by then, 0 withheld): nothing to write\n"
     )
     assert not Path(out).exists()
+
+
+TUNE_PARAMS = """\
+[safe_factor]
+value = 1.2
+min = 1.0
+max = 2.0
+c_end = 0.05
+r_end = 0.5
+"""
+
+
+def first_told(transcript: Path) -> list[str]:
+    """The plies the engine of seat ``plus`` was told before its first genmove."""
+    text = transcript.read_text(encoding="utf-8")
+    before = text[: text.index("genmove")].splitlines()
+    found = (re.search(r"\[plus\] > 1[01] (?:move|flip) (.+)$", line) for line in before)
+    return [ply[1] for ply in found if ply]
+
+
+def test_a_tuning_run_plays_the_books_openings_in_turn(tmp_path: Path) -> None:
+    params = tmp_path / "params.toml"
+    params.write_text(TUNE_PARAMS)
+    openings = [["a8(K)", "d1(p)"], ["d1(p)", "a8(K)", "d8(M)"]]
+    book = tmp_path / "b.json"
+    book.write_text(json.dumps({"deals": [{"layout": LAYOUT, "opening": o} for o in openings]}))
+    out = tmp_path / "run"
+    args = ["tune", str(params), "--iterations", "3", "--rules", "casual", "--move-time", "0.05"]
+    args += ["--sandbox", "off", "--seed", "5", "--log-traffic", "--deals", str(book)]
+    done = invoke(*args, "--out", str(out))
+    assert done.exit_code == 0, done.output
+    told = {path.name: first_told(path) for path in sorted((out / "traffic").glob("i*-1.dctp.log"))}
+    assert told == {
+        "i000001-1.dctp.log": ["a8 K", "d1 p"],
+        "i000002-1.dctp.log": ["d1 p", "a8 K", "d8 M"],
+        "i000003-1.dctp.log": ["a8 K", "d1 p"],
+    }
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"deals": [{"layout": LAYOUT}]}))
+    resumed = invoke(*args[:-1], str(other), "--out", str(out))
+    assert resumed.exit_code == 1
+    assert "is a different book" in resumed.output
+    illegal = tmp_path / "illegal.json"
+    illegal.write_text(json.dumps({"deals": [{"layout": LAYOUT, "opening": ["a8(K)", "a8-a6"]}]}))
+    refused = invoke(*args[:-1], str(illegal), "--out", str(tmp_path / "new"))
+    assert refused.exit_code == 1
+    assert "deals[0].opening: ply 2 (a8-a6): illegal move a8-a6" in refused.output
+    assert not (tmp_path / "new").exists()

@@ -82,7 +82,8 @@ def run_tune_job(job: TuneJob, events: TuneJobEvents) -> TuneOutcome:
     with taken_run_folder(out, [TUNE_FILE, STATE_FILE]) as folder:
         if access.adopt_unsigned:
             adopt_unsigned(out, [TUNE, TUNE_STATE], macs)
-        settings = open_tune(job.config, job.seed_given, macs)
+        book = access.deal_book()
+        settings = open_tune(job.config, job.seed_given, macs, book)
         config = settings.config
         start_tune_folder(settings, macs)
         state = read_state(config, macs)
@@ -96,7 +97,7 @@ def run_tune_job(job: TuneJob, events: TuneJobEvents) -> TuneOutcome:
             folder.engines_start()
             if cluster is None:
                 check_before_games((start,), play.start_engine, config)
-            tune = run_tune(config, state, key, events.run, play.start_engine, play.place)
+            tune = run_tune(config, state, key, events.run, play.start_engine, play.place, book)
             state = run_interruptible(tune)
         tuned = write_tuned(config, state)
     return TuneOutcome(config=config, state=state, tuned=tuned)

@@ -15,6 +15,11 @@ iterations are played again (same deal, same perturbation directions, theta as i
 then). A pair starts with theta as it is when it starts, and updates theta when it ends,
 as fishtest's workers do. At the end ``tuned.toml`` holds theta in the parameter file's
 format.
+
+With a deal book (``--deals``) iteration k plays the book's entry (k - 1) mod its size:
+the book's deals in turn, again and again (a book of openings, ``banqi deals --from``,
+tunes the engine on the positions it holds, the face-up endgame say). The settings keep
+the book's SHA-256, so that a run resumes with the same book only.
 """
 
 import asyncio
@@ -32,7 +37,8 @@ from banqi_common.atomic import write_atomic
 from banqi_common.errors import InputError
 from banqi_common.write_errors import writing
 from banqi_engine.players import MAX_LEVEL
-from referee.deals import deal_secret, dealt
+from referee.deal_book import BookStamp, LoadedBook, check_same_book, stamp_of
+from referee.deals import Deal, deal_secret, dealt
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, start_engine_process
 from referee.game_runner import PlayedGame
@@ -143,19 +149,30 @@ class TuneConfig(FolderRunConfig):
 class TuneSettings(RunState):
     """What ``tune-settings.json`` holds."""
 
+    left_out_when_none: ClassVar[frozenset[str]] = frozenset({"mac", "deal_book"})
+
     format: Literal["banqi-tune-settings/1"] = "banqi-tune-settings/1"
     config: TuneConfig
+    deal_book: BookStamp | None = None
+    """The deal book the run was started with (None: deals from the referee key; not
+    written, as in the settings of runs from before tuning took deal books)."""
 
 
 TUNE = RunKind(TUNE_FILE, TuneSettings, "a tuning run's settings", "a tuning run")
 TUNE_STATE = RunKind(STATE_FILE, TuneState, "a tuning run's state", "a tuning run")
 
 
-def open_tune(config: TuneConfig, seed_given: bool, macs: MacKeys) -> TuneSettings:
-    """The run's settings: the saved ones, after checking their MAC and that ``config`` is
-    the same (a resumed run without a seed keeps its saved one), or new ones (written by
-    ``start_tune_folder`` before the engine starts). Refuses a folder holding another kind
-    of run."""
+def open_tune(
+    config: TuneConfig, seed_given: bool, macs: MacKeys, book: LoadedBook | None = None
+) -> TuneSettings:
+    """The run's settings: the saved ones, after checking their MAC and that ``config`` and
+    the deal ``book`` are the same (a resumed run without a seed keeps its saved one), or
+    new ones (written by ``start_tune_folder`` before the engine starts). Refuses a folder
+    holding another kind of run, and a book whose openings the rules do not allow."""
+    if book is not None:
+        first = min(len(book.book.deals), config.iterations)
+        specs = (engine_spec(config, "plus", {}), engine_spec(config, "minus", {}))
+        book.check_fits(s for k in range(1, first + 1) for s in iteration_setups(config, k, specs))
 
     def resume(saved: TuneSettings) -> TuneSettings:
         wanted = config if seed_given else config.model_copy(update={"seed": saved.config.seed})
@@ -170,10 +187,11 @@ def open_tune(config: TuneConfig, seed_given: bool, macs: MacKeys) -> TuneSettin
             if grown
             else "",
         )
+        check_same_book(saved.deal_book, book, config.out)
         return saved.model_copy(update={"config": wanted})
 
     def start() -> TuneSettings:
-        return TuneSettings(created_at=datetime.now(UTC), config=config)
+        return TuneSettings(created_at=datetime.now(UTC), config=config, deal_book=stamp_of(book))
 
     return open_run_folder(config.out, TUNE, resume, start, macs)
 
@@ -268,8 +286,10 @@ class _Run:
         key: bytes,
         events: TuneEvents,
         play_game: GamePlayer,
+        book: LoadedBook | None,
     ) -> None:
         self.config = config
+        self.book = book
         self.state = state
         self.key = key
         self.macs = MacKeys(key)
@@ -304,8 +324,14 @@ class _Run:
 
     async def play(self, setup: GameSetup) -> PlayedGame:
         """One game of an iteration, on the iteration's deal."""
-        deal = dealt(deal_secret(self.key, self.config.seed, setup.deal))
-        return await self.play_game(setup, deal, self.config.log_traffic, None)
+        return await self.play_game(setup, self.deal_of(setup), self.config.log_traffic, None)
+
+    def deal_of(self, setup: GameSetup) -> Deal:
+        """Iteration k's deal: the book's entry (k - 1) mod its size, or the shuffle of the
+        k-th deal secret."""
+        if self.book is not None:
+            return self.book.deal((int(setup.deal) - 1) % len(self.book.book.deals))
+        return dealt(deal_secret(self.key, self.config.seed, setup.deal))
 
     async def finish(self, k: int, played: list[PlayedGame]) -> None:
         """Update theta with iteration ``k``'s pair, save the state, tell the caller; stop the
@@ -343,11 +369,13 @@ async def run_tune(
     events: TuneEvents,
     start_engine: EngineFactory = start_engine_process,
     play_on: PlayPlace | None = None,
+    book: LoadedBook | None = None,
 ) -> TuneState:
     """Play every iteration the state has not played, ``concurrency`` pairs at once (on
-    ``play_on``, a cluster, as many as it says); the state as it ends (saved at the start
-    too). TuneError if the engines keep failing (the pairs played are kept)."""
-    run = _Run(config, state, key, events, play_here(start_engine))
+    ``play_on``, a cluster, as many as it says), dealt from ``book`` if given; the state as
+    it ends (saved at the start too). TuneError if the engines keep failing (the pairs
+    played are kept)."""
+    run = _Run(config, state, key, events, play_here(start_engine), book)
     save_state(config.out, state, run.macs)
     if play_on is None:
         await run.play_all(config.concurrency)
