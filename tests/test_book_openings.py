@@ -230,14 +230,8 @@ def test_deals_from_says_what_is_wrong(earlier: Path, tmp_path: Path) -> None:
     assert not Path(out).exists()
 
 
-TUNE_PARAMS = """\
-[safe_factor]
-value = 1.2
-min = 1.0
-max = 2.0
-c_end = 0.05
-r_end = 0.5
-"""
+TUNE_PARAMS = "[safe_factor]\nvalue = 1.2\nmin = 1.0\nmax = 2.0\nc_end = 0.05\nr_end = 0.5\n"
+"""One parameter, as ``banqi tune --write-params`` writes each."""
 
 
 def first_told(transcript: Path) -> list[str]:
