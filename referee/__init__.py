@@ -43,6 +43,8 @@ Deals and records:
 
 - ``deals``: the referee key, and hidden layouts from a private deal secret.
 - ``deal_book``: deal books: made, written, read and checked.
+- ``book_openings``: a book entry's opening: checked under a run's rules, cut from a record.
+- ``records_book``: a deal book cut from earlier runs' records (``banqi deals --from``).
 - ``record``: the JSON game record, a validated, versioned model, and its one builder.
 - ``text_record``: the platform's text record, written and read back (ours or the
   NTU platform's).
