@@ -64,7 +64,8 @@ def _cut(text: str) -> OpeningCut:
     default=LAST_FLIP,
     show_default=True,
     help="With --from: where the opening ends, right after the last flip (the face-up "
-    "endgame is left to play) or after that many plies.",
+    "endgame is left to play) or after that many plies (the pieces still face down then "
+    "lie as in the recorded game, known to whoever has seen its record).",
 )
 @key_file_option
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
