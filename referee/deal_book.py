@@ -159,15 +159,19 @@ class LoadedBook:
                 f"write a bigger one (banqi deals --count {needed})"
             )
         for deal, index in entries_by_deal(rules_of).items():
-            entry, rules = self.book.deals[index], rules_of[deal]
-            if not entry.opening:
-                continue
-            problem = opening_problem(parse_layout(entry.layout), entry.opening, rules)
-            if problem is not None:
-                raise DealBookError(
-                    f"the deal book {self.path} cannot be played under the rule set "
-                    f"{rules.name!r}: deals[{index}].opening: {problem}"
-                )
+            self.check_opening(index, rules_of[deal])
+
+    def check_opening(self, index: int, rules: RuleSet) -> None:
+        """Refuse entry ``index`` if its opening cannot be played under ``rules``."""
+        entry = self.book.deals[index]
+        if not entry.opening:
+            return
+        problem = opening_problem(parse_layout(entry.layout), entry.opening, rules)
+        if problem is not None:
+            raise DealBookError(
+                f"the deal book {self.path} cannot be played under the rule set "
+                f"{rules.name!r}: deals[{index}].opening: {problem}"
+            )
 
 
 def _deals(count: int) -> str:

@@ -5,8 +5,8 @@ a cut (``referee.book_openings``), so that a new run replays those positions."""
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .book_openings import OpeningCut, opening_of
-from .deal_book import MAX_DEALS, BookEntry, DealBook, DealBookError
+from .book_openings import LAST_FLIP, OpeningCut, opening_of
+from .deal_book import MAX_DEALS, MAX_OPENING_PLIES, BookEntry, DealBook, DealBookError
 from .record import GameRecord
 
 
@@ -38,11 +38,20 @@ def book_from_records(
         if opening is None:
             ended += 1
             continue
+        if len(opening) > MAX_OPENING_PLIES:
+            raise DealBookError(
+                f"record {record.game_id} cut at {_at(cut)} gives an opening of "
+                f"{len(opening)} plies; a book entry holds at most {MAX_OPENING_PLIES}: "
+                "cut earlier"
+            )
         entries.append(BookEntry(layout=record.layout, secret=record.deal_secret, opening=opening))
     if not entries:
-        at = "its last flip" if isinstance(cut, str) else f"ply {cut}"
         raise DealBookError(
-            f"no record goes on past {at} ({ended} ended by then, {withheld} withheld): "
+            f"no record goes on past {_at(cut)} ({ended} ended by then, {withheld} withheld): "
             "nothing to write"
         )
     return RecordsBook(DealBook(deals=entries), withheld, ended)
+
+
+def _at(cut: OpeningCut) -> str:
+    return "its last flip" if cut == LAST_FLIP else f"ply {cut}"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+import referee.records_book
 from banqi_cli.main import cli
 from banqi_engine.game import Game
 from banqi_engine.layout import parse_layout
@@ -228,6 +229,20 @@ def test_deals_from_says_what_is_wrong(earlier: Path, tmp_path: Path) -> None:
         "Error: no record goes on past ply 100000 (4 ended by then, 0 withheld): nothing to write\n"
     )
     assert not Path(out).exists()
+
+
+def test_an_opening_longer_than_an_entry_holds_is_refused(
+    earlier: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(referee.records_book, "MAX_OPENING_PLIES", 3)
+    out = tmp_path / "b.json"
+    refused = invoke("deals", "--from", str(earlier), "--at", "5", "--out", str(out))
+    assert refused.exit_code == 1
+    assert refused.output == (
+        "Error: record g0001 cut at ply 5 gives an opening of 5 plies; a book entry holds at "
+        "most 3: cut earlier\n"
+    )
+    assert not out.exists()
 
 
 TUNE_PARAMS = "[safe_factor]\nvalue = 1.2\nmin = 1.0\nmax = 2.0\nc_end = 0.05\nr_end = 0.5\n"

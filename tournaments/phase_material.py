@@ -112,7 +112,8 @@ def game_material(record: GameRecord) -> GameMaterial:
             opening_taken[ply.player] += gain
         else:
             taken[phase][ply.player] += gain
-            face_up_plies += phase is Phase.FACE_UP
+            if phase is Phase.FACE_UP:
+                face_up_plies += 1
         if phase is Phase.FACE_DOWN and not game.position.hidden:
             clocks = ply.clocks_ms
     return GameMaterial(

@@ -170,9 +170,8 @@ def open_tune(
     new ones (written by ``start_tune_folder`` before the engine starts). Refuses a folder
     holding another kind of run, and a book whose openings the rules do not allow."""
     if book is not None:
-        first = min(len(book.book.deals), config.iterations)
-        specs = (engine_spec(config, "plus", {}), engine_spec(config, "minus", {}))
-        book.check_fits(s for k in range(1, first + 1) for s in iteration_setups(config, k, specs))
+        for k in range(1, min(len(book.book.deals), config.iterations) + 1):
+            book.check_opening(book_entry(k, book), config.rules)
 
     def resume(saved: TuneSettings) -> TuneSettings:
         wanted = config if seed_given else config.model_copy(update={"seed": saved.config.seed})
@@ -269,6 +268,11 @@ def _failed(record: GameRecord) -> bool:
     return record.void or (record.winner is not None and record.loser_failed)
 
 
+def book_entry(k: int, book: LoadedBook) -> int:
+    """The entry of ``book`` iteration ``k`` is dealt from: (k - 1) mod the book's size."""
+    return (k - 1) % len(book.book.deals)
+
+
 def iteration_setups(
     config: TuneConfig, k: int, specs: tuple[EngineSpec, EngineSpec]
 ) -> list[GameSetup]:
@@ -330,7 +334,7 @@ class _Run:
         """Iteration k's deal: the book's entry (k - 1) mod its size, or the shuffle of the
         k-th deal secret."""
         if self.book is not None:
-            return self.book.deal((int(setup.deal) - 1) % len(self.book.book.deals))
+            return self.book.deal(book_entry(int(setup.deal), self.book))
         return dealt(deal_secret(self.key, self.config.seed, setup.deal))
 
     async def finish(self, k: int, played: list[PlayedGame]) -> None:
