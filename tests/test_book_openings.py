@@ -264,7 +264,7 @@ def test_a_tuning_run_plays_the_books_openings_in_turn(tmp_path: Path) -> None:
     book = tmp_path / "b.json"
     book.write_text(json.dumps({"deals": [{"layout": LAYOUT, "opening": o} for o in openings]}))
     out = tmp_path / "run"
-    args = ["tune", str(params), "--iterations", "3", "--rules", "casual", "--move-time", "0.05"]
+    args = ["tune", str(params), "--iterations", "3", "--rules", "casual", "--move-time", "0.02"]
     args += ["--sandbox", "off", "--seed", "5", "--log-traffic", "--deals", str(book)]
     done = invoke(*args, "--out", str(out))
     assert done.exit_code == 0, done.output
