@@ -117,7 +117,7 @@ class EvalParams(BaseModel):
         "(half with one, less with more), times the share of the pieces face up.",
     )
     hunt_weight: float = _param(
-        0.0,
+        0.25,
         0.0,
         1.0,
         "Share of a piece's value credited to each enemy that chases it (takes it by a step, "

@@ -15,12 +15,13 @@ Face-up pieces add mobility, threats (see ``evaluation_tactics``), a risk for
 pieces next to face-down squares that may hide an enemy able to take them, and,
 late in the game, a pull towards the nearest enemy each can take by a step and
 that cannot take it back, with a bonus when no face-down piece is left and the
-distance has the parity that lets the chaser catch it. The score fades to 0 over
-the last plies before the no-progress draw, for the side ahead and behind alike.
+distance has the parity that lets the chaser catch it, and the hunt: with few pieces
+face down, a share of a piece's value for each enemy that chases it, by distance. The
+score fades to 0 over the last plies before the no-progress draw, for the side ahead
+and behind alike.
 
-Three terms of the face-up game count only where their weights are set (all 0 by
-default): confinement (``evaluation_tactics``; more as fewer pieces are face down), the
-hunt (a share of a piece's value for each enemy that chases it, by distance), and the
+Two terms of the face-up game count only where their weights are set (0 by default):
+confinement (``evaluation_tactics``; more as fewer pieces are face down) and the
 pressure of plies without a capture (with nothing face down the score shrinks as they
 pass, so that the side ahead presses for one and the side behind plays for time).
 """
