@@ -1,4 +1,5 @@
-"""``banqi tune``: SPSA tuning of an engine's parameters over pairs of self-play games."""
+"""``banqi tune``: SPSA tuning of an engine's parameters over pairs of self-play games, or
+of games against a fixed opponent."""
 
 import re
 import shlex
@@ -85,7 +86,11 @@ class TuneProgress:
 
 
 def tune_config(
-    params_file: Path, engine: str | None, param_format: str, **settings: object
+    params_file: Path,
+    engine: str | None,
+    param_format: str,
+    opponent: str | None = None,
+    **settings: object,
 ) -> TuneConfig:
     """The run's config from its options; a clean error for a bad format, parameter file or
     engine command."""
@@ -98,9 +103,16 @@ def tune_config(
         command = None if engine is None else split_command(engine)
         if command is None:
             check_builtin_params(params, params_file)
+        against = None if opponent is None else split_command(opponent)
     except InputError as error:
         output.fail(error)
-    data = {**settings, "engine": command, "param_format": param_format, "params": params}
+    data = {
+        **settings,
+        "engine": command,
+        "param_format": param_format,
+        "opponent": against,
+        "params": params,
+    }
     return TuneConfig.model_validate(data)
 
 
@@ -137,12 +149,21 @@ def tune_config(
     "{name} and {value} filled in for each parameter (e.g. '-{name} {value}' for two "
     "arguments; '{value:.0f}' rounds).",
 )
+@click.option(
+    "--opponent",
+    metavar="COMMAND",
+    default=None,
+    help="Tune against this engine (a command line, started as it is): each iteration the "
+    "engine at theta + c_k*delta and at theta - c_k*delta each play a pair of games "
+    "against it on the iteration's layout, and theta moves towards the one that scored "
+    "more. Default: they play each other.",
+)
 @field_option(
     "--concurrency",
     model=TuneConfig,
     field="concurrency",
-    help="Pairs played at once (each plays its two games one after the other); on a "
-    "--cluster, default: its workers' game slots.",
+    help="Iterations played at once (each plays its games one after the other: two, or "
+    "four with --opponent); on a --cluster, default: its workers' game slots.",
 )
 @rules_option
 @time_control_options
@@ -157,6 +178,7 @@ def tune_command(
     write_params: bool,
     engine: str | None,
     param_format: str,
+    opponent: str | None,
     seed: int | None,
     out: Path | None,
     access: AccessFlags,
@@ -173,6 +195,10 @@ def tune_command(
 
     Each engine is started with its parameters as command-line arguments, by
     --param-format: banqi-engine takes --param NAME=VALUE (and --params FILE).
+
+    With --opponent COMMAND the two engines do not meet: each plays a pair against that
+    engine on the iteration's layout, and theta moves towards the one that scored more
+    (tuning against a stronger engine than one's own).
 
     With --deals BOOK, iteration k plays the book's entry (k - 1) mod its size; a book of
     openings (banqi deals --from RUN --at last-flip) tunes on the positions it holds,
@@ -192,7 +218,7 @@ def tune_command(
         return
     folder = out if out is not None else default_tune_folder(params_file)
     given = {"seed": new_seed() if seed is None else seed, "out": folder}
-    config = tune_config(params_file, engine, param_format, **settings, **given)
+    config = tune_config(params_file, engine, param_format, opponent, **settings, **given)
     words = BUILTIN if config.engine is None else shlex.join(config.engine)
     progress = TuneProgress(seed, words)
     job = TuneJob(config=config, seed_given=seed is not None, access=access.access())

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Final
 
 from tournaments.tune import ALPHA, GAMMA, PairResult, TuneState
-from tournaments.tune_run import TUNED_FILE, TuneConfig, engine_spec
+from tournaments.tune_run import MINUS, OPPONENT, PLUS, TUNED_FILE, TuneConfig, engine_spec
 
 from .output import seed_words
 
@@ -38,14 +38,30 @@ def theta_words(config: TuneConfig, theta: dict[str, float]) -> str:
     return ", ".join(shown[:THETA_SHOWN]) + (f" (+{more} more)" if more > 0 else "")
 
 
+def _games_words(pair: PairResult) -> str:
+    """An iteration's games, each as its points and how it ended: ``plus-minus 1-0
+    no-pieces, 0.5-0.5 repetition``; against an opponent, each engine's own points in its
+    games: ``against the opponent: plus 1 no-pieces, 0.5 repetition; minus 0 ..., 1 ...``."""
+    games = pair.games
+    if all(game.plus_points is not None and game.minus_points is not None for game in games):
+        return "plus-minus " + ", ".join(
+            f"{game.plus_points:g}-{game.minus_points:g} {game.reason.value}" for game in games
+        )
+    plus = [(game.plus_points, game.reason) for game in games if game.plus_points is not None]
+    minus = [(game.minus_points, game.reason) for game in games if game.minus_points is not None]
+    words = [
+        f"{name} " + ", ".join(f"{points:g} {reason.value}" for points, reason in played)
+        for name, played in ((PLUS, plus), (MINUS, minus))
+    ]
+    return f"against the {OPPONENT}: " + "; ".join(words)
+
+
 def pair_line(config: TuneConfig, pair: PairResult, state: TuneState) -> str:
-    """The line after a pair: which, its games, its result, theta."""
-    games = ", ".join(
-        f"{game.plus_points:g}-{game.minus_points:g} {game.reason.value}" for game in pair.games
-    )
+    """The line after an iteration: which, its games, its result, theta."""
     return (
-        f"iteration {pair.iteration}/{config.iterations} ({len(state.pairs)} done): plus-minus "
-        f"{games}; result {pair.result:+g}; theta {theta_words(config, state.theta)}"
+        f"iteration {pair.iteration}/{config.iterations} ({len(state.pairs)} done): "
+        f"{_games_words(pair)}; result {pair.result:+g}; "
+        f"theta {theta_words(config, state.theta)}"
     )
 
 
@@ -69,16 +85,23 @@ class Progress:
 def header(
     config: TuneConfig, state: TuneState, seed: int | None, engine: str, at_once: str
 ) -> list[str]:
-    """What the run tunes, how, where (``at_once``: how many pairs at once, in words), and
+    """What the run tunes, how, where (``at_once``: how many iterations at once, in words), and
     how far it is; then its SPSA gains."""
     done = len(state.pairs)
     spsa = config.spsa()
     count = len(config.params)
+    if config.opponent is None:
+        games = "pairs of games on one hidden layout, seats swapped"
+    else:
+        games = (
+            f"plus and minus each a pair of games against the {OPPONENT} "
+            f"{shlex.join(config.opponent)} on one hidden layout, seats swapped"
+        )
     line = (
         f"tune: {count} parameter{'s' if count > 1 else ''} of {engine}, {config.iterations} "
-        f"iterations (pairs of games on one hidden layout, seats swapped), rules "
+        f"iterations ({games}), rules "
         f"{config.rules.name}, time {config.time_control.describe()}, {seed_words(seed)}, "
-        f"pairs: {at_once}, run folder "
+        f"{'pairs' if config.opponent is None else 'iterations'}: {at_once}, run folder "
         f"{config.out}"
     )
     if done == config.iterations:
@@ -94,7 +117,8 @@ def header(
 
 def verify_lines(config: TuneConfig, params_file: Path, theta: dict[str, float]) -> list[str]:
     """How to check the tuned values with an SPRT against the start (for the built-in engine,
-    tuned.toml copied out of the run folder first: sandboxed engines cannot see it)."""
+    tuned.toml copied out of the run folder first: sandboxed engines cannot see it), and
+    against the opponent a run was tuned against, if any."""
     clock = config.time_control
     options = f"--rules {shlex.quote(config.rules.name)} --time {clock.time:g}"
     options += f" --increment {clock.increment:g}"
@@ -110,4 +134,10 @@ def verify_lines(config: TuneConfig, params_file: Path, theta: dict[str, float])
         base = shlex.join(engine_spec(config, "base", config.start()).command)
     quoted = f"{shlex.quote('tuned=' + tuned)} {shlex.quote('base=' + base)}"
     lines.append(f"  banqi sprt {quoted} {options}")
+    if config.opponent is not None:
+        against = shlex.quote(f"{OPPONENT}={shlex.join(config.opponent)}")
+        lines.append(f"and each of them against the {OPPONENT}:")
+        lines.append(
+            f"  banqi tournament --format gauntlet {against} {quoted} --rounds 100 {options}"
+        )
     return lines

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from pydantic import ValidationError
 
 from banqi_cli.main import cli
 from banqi_engine import players
@@ -19,18 +20,27 @@ from banqi_engine.evaluation import Evaluator
 from banqi_engine.players import Player
 from banqi_engine.position import parse_position
 from banqi_engine.rules import RuleSet, resolve_rules
+from referee.engine_spec import EngineSpec
+from referee.reasons import Reason
 from tournaments.tune import (
     ALPHA,
     GAMMA,
     ParamFileError,
     Spsa,
+    TuneGame,
     TuneParam,
     default_params,
     param_file_text,
     read_param_file,
     read_param_values,
 )
-from tournaments.tune_run import DEFAULT_PARAM_FORMAT, check_param_format, param_args
+from tournaments.tune_run import (
+    DEFAULT_PARAM_FORMAT,
+    TuneConfig,
+    check_param_format,
+    iteration_setups,
+    param_args,
+)
 
 PARAMS = {
     "a": TuneParam(value=2.0, min=0.0, max=10.0, c_end=0.5, r_end=0.02),
@@ -342,3 +352,40 @@ def test_the_engine_process_takes_its_parameters(tmp_path: Path) -> None:
     )
     assert bad.returncode == 2 and bad.stdout == b""
     assert b"chase_weight: Input should be less than or equal to 3" in bad.stderr
+
+
+def _tune_config(opponent: tuple[str, ...] | None) -> TuneConfig:
+    return TuneConfig(
+        rules=resolve_rules("casual"),
+        params={"safe_factor": TuneParam(value=1.2, min=1.0, max=2.0, c_end=0.05, r_end=0.02)},
+        iterations=10,
+        seed=3,
+        out=Path("run"),
+        opponent=opponent,
+    )
+
+
+def test_an_iteration_is_a_pair_or_against_an_opponent_two_on_the_same_deal() -> None:
+    plus = EngineSpec(name="plus", command=("p",))
+    minus = EngineSpec(name="minus", command=("m",))
+    alone = iteration_setups(_tune_config(None), 7, plus, minus)
+    assert [(s.game_id, s.deal, s.first) for s in alone] == [
+        ("i000007-1", "7", 0),
+        ("i000007-2", "7", 1),
+    ]
+    assert [s.players for s in alone] == [(plus, minus), (plus, minus)]
+    against = iteration_setups(_tune_config(("strong", "--fast")), 7, plus, minus)
+    opponent = EngineSpec(name="opponent", command=("strong", "--fast"))
+    assert [(s.game_id, s.deal, s.first, s.players) for s in against] == [
+        ("i000007-1", "7", 0, (plus, opponent)),
+        ("i000007-2", "7", 1, (plus, opponent)),
+        ("i000007-3", "7", 0, (minus, opponent)),
+        ("i000007-4", "7", 1, (minus, opponent)),
+    ]
+
+
+def test_a_tuning_game_has_a_tuned_engine_in_it() -> None:
+    reason = next(iter(Reason))
+    TuneGame(plus_points=1.0, minus_points=None, reason=reason, plies=3)
+    with pytest.raises(ValidationError, match="has the plus or the minus engine in it"):
+        TuneGame(plus_points=None, minus_points=None, reason=reason, plies=3)

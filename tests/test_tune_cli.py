@@ -15,6 +15,7 @@ from processes import wait_for
 
 from banqi_cli.main import cli
 from banqi_engine.eval_params import EvalParams, params_with
+from tournaments.config import builtin_engine_command
 from tournaments.run_kinds import MATCH_FILE, TUNE_FILE
 from tournaments.tune import TuneState, read_param_file, read_param_values
 from tournaments.tune_run import STATE_FILE, TUNED_FILE, TuneSettings, param_args
@@ -112,7 +113,8 @@ def test_a_short_run_its_lines_files_and_the_same_command_again(tmp_path: Path) 
         for game, points, reason in zip(pair.games, (4, 6), (5, 7), strict=True):
             assert line.group(points) == f"{game.plus_points:g}-{game.minus_points:g}"
             assert line.group(reason) == game.reason.value
-        assert pair.result == sum(g.plus_points - g.minus_points for g in pair.games)
+        assert all(g.plus_points is not None and g.minus_points is not None for g in pair.games)
+        assert pair.result == sum((g.plus_points or 0) - (g.minus_points or 0) for g in pair.games)
         assert line.group(8) == f"{pair.result:+g}"
     assert state.theta == replayed_theta(params, out, 2)
 
@@ -156,6 +158,67 @@ def test_a_short_run_its_lines_files_and_the_same_command_again(tmp_path: Path) 
     edited = tune(*args)
     assert edited.exit_code == 1
     assert "params.safe_factor.c_end: was 0.05, now 0.1" in edited.output
+    assert state_of(out) == state
+
+
+AGAINST = re.compile(
+    r"^iteration (\d+)/2 \(\d+ done\): against the opponent: plus (\S+) (\S+), (\S+) (\S+); "
+    r"minus (\S+) (\S+), (\S+) (\S+); result ([+-]\d+(?:\.\d+)?); theta .+$",
+    re.MULTILINE,
+)
+
+
+def test_against_an_opponent_plus_and_minus_each_play_it_a_pair(tmp_path: Path) -> None:
+    """With --opponent the two engines never meet: each plays the opponent twice, seats
+    swapped, and the result is plus's points less minus's."""
+    params = tmp_path / "params.toml"
+    params.write_text(PARAMS)
+    out = tmp_path / "run"
+    opponent = shlex.join(builtin_engine_command("--level", "1"))
+    args = [str(params), "--iterations", "2", *FAST, "--out", str(out), "--log-traffic"]
+    run = tune(*args, "--opponent", opponent)
+    assert run.exit_code == 0, run.output
+    lines = [line for line in run.output.splitlines() if not line.startswith("warning:")]
+    assert lines[0].startswith(
+        "tune: 2 parameters of banqi-engine --level 3, 2 iterations (plus and minus each a pair "
+        f"of games against the opponent {opponent} on one hidden layout, seats swapped), rules "
+        "casual,"
+    )
+    assert ", iterations: 1 at once, run folder " in lines[0]
+    found = list(AGAINST.finditer(run.output))
+    state = state_of(out)
+    assert [pair.iteration for pair in state.pairs] == [int(line.group(1)) for line in found]
+    assert len(found) == 2
+    for pair, line in zip(state.pairs, found, strict=True):
+        plus, minus = pair.games[:2], pair.games[2:]
+        assert [g.minus_points for g in plus] == [None, None]
+        assert [g.plus_points for g in minus] == [None, None]
+        shown = [f"{g.plus_points:g}" for g in plus] + [f"{g.minus_points:g}" for g in minus]
+        assert [line.group(i) for i in (2, 4, 6, 8)] == shown
+        assert [line.group(i) for i in (3, 5, 7, 9)] == [g.reason.value for g in pair.games]
+        points = sum(g.plus_points or 0.0 for g in plus) - sum(g.minus_points or 0.0 for g in minus)
+        assert pair.result == points
+        assert line.group(10) == f"{pair.result:+g}"
+        for number, game in enumerate(pair.games, 1):
+            log = (out / "traffic" / f"i{pair.iteration:06d}-{number}.dctp.log").read_text()
+            mine, theirs = ("[plus]", "[minus]") if number <= 2 else ("[minus]", "[plus]")
+            assert mine in log and "[opponent]" in log and theirs not in log
+            assert game.plies > 0
+    assert state.theta == replayed_theta(params, out, 2)
+    assert lines[-2:] == [
+        "and each of them against the opponent:",
+        f"  banqi tournament --format gauntlet {shlex.quote('opponent=' + opponent)} "
+        "'tuned=banqi-engine --level 3 --params tuned.toml' "
+        f"'base=banqi-engine --level 3 --params {params}' --rounds 100 --rules casual --time 10 "
+        "--increment 0.1 --move-time 0.05",
+    ]
+
+    other = tune(*args, "--opponent", shlex.join(builtin_engine_command("--level", "2")))
+    assert other.exit_code == 1
+    assert "opponent[4]: was '1', now '2'" in other.output
+    alone = tune(*args)
+    assert alone.exit_code == 1
+    assert "opponent" in alone.output
     assert state_of(out) == state
 
 

@@ -18,6 +18,8 @@ For a run of ``N`` iterations (pairs of games): ``A = 0.1 N``, ``c = c_end N^gam
 engine at ``theta + c_k delta`` against the engine at ``theta - c_k delta`` and moves
 ``theta += r_k c_k result delta``, where ``r_k = a_k / c_k^2``, ``a_k = a / (A + k)^alpha``
 and ``result`` is the plus engine's points less the minus engine's over the pair (-2 to 2).
+Against a fixed opponent instead, each of the two plays a pair against it on the iteration's
+deal, and ``result`` is again plus's points less minus's (-2 to 2).
 The values played and theta are clipped to ``[min, max]``.
 """
 
@@ -295,25 +297,37 @@ class Spsa:
 
 
 class TuneGame(BaseModel):
-    """One game of a pair, from the plus engine's side."""
+    """One game of an iteration: the points of the plus and the minus engine in it (None
+    for the one that did not play it: a game against a fixed opponent)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    plus_points: float = Field(ge=0, le=1, description="1 win, 0.5 draw, 0 loss or void.")
-    minus_points: float = Field(ge=0, le=1)
+    plus_points: float | None = Field(
+        ge=0, le=1, description="1 win, 0.5 draw, 0 loss or void; None: did not play."
+    )
+    minus_points: float | None = Field(ge=0, le=1)
     reason: Reason
     plies: int = Field(ge=0)
 
+    @model_validator(mode="after")
+    def _played(self) -> Self:
+        if self.plus_points is None and self.minus_points is None:
+            raise ValueError("a game of a tuning run has the plus or the minus engine in it")
+        return self
+
 
 class PairResult(BaseModel):
-    """One iteration: its two games (the plus engine first, then the minus engine first)
-    and the result the update used."""
+    """One iteration: its games and the result the update used. Against each other the
+    plus and the minus engine play two games (plus first, then minus first); against a
+    fixed opponent each plays it two (plus's two games, then minus's), four in all."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     iteration: int = Field(ge=1)
-    result: float = Field(ge=-2, le=2, description="Plus's points less minus's, over the pair.")
-    games: tuple[TuneGame, TuneGame]
+    result: float = Field(
+        ge=-2, le=2, description="Plus's points less minus's, over the iteration's games."
+    )
+    games: tuple[TuneGame, ...] = Field(min_length=2, max_length=4)
 
 
 class TuneState(SignedState):

@@ -1,8 +1,8 @@
 """A whole tuning run as one call: the referee key, the run folder locked, opened and
 resumed (its settings written and its state read before the engine starts), the engine
-sandboxed and checked here (or its games played on a cluster, the engine checked on every
-worker), every iteration played, ``tuned.toml`` written; what a script or the command line
-runs."""
+(and the fixed opponent, if any) sandboxed and checked here (or its games played on a
+cluster, the engines checked on every worker), every iteration played, ``tuned.toml``
+written; what a script or the command line runs."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,13 +90,16 @@ def run_tune_job(job: TuneJob, events: TuneJobEvents) -> TuneOutcome:
         if len(state.pairs) == config.iterations:
             events.started(config, state, f"{config.concurrency} at once", lambda: "")
         else:
-            start = engine_spec(config, "theta", state.theta)
-            play, cluster = playing_for(access, config, config.out, (start,), events.notices)
+            opponent = config.opponent_spec()
+            specs = [engine_spec(config, "theta", state.theta)]
+            if opponent is not None:
+                specs.append(opponent)
+            play, cluster = playing_for(access, config, config.out, specs, events.notices)
             at_once = play.at_once(config.concurrency, access.concurrency_given)
             events.started(config, state, at_once, play.status)
             folder.engines_start()
             if cluster is None:
-                check_before_games((start,), play.start_engine, config)
+                check_before_games(specs, play.start_engine, config)
             tune = run_tune(config, state, key, events.run, play.start_engine, play.place, book)
             state = run_interruptible(tune)
         tuned = write_tuned(config, state)

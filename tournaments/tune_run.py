@@ -1,6 +1,8 @@
 """A tuning run: SPSA (:mod:`tournaments.tune`) over pairs of games between an engine at
 ``theta + c_k delta`` and the same engine at ``theta - c_k delta``, each pair on one hidden
-layout with the seats swapped, ``concurrency`` pairs at once.
+layout with the seats swapped, ``concurrency`` pairs at once. Against a fixed opponent
+(``opponent``) each of the two plays instead a pair against it, both pairs on the
+iteration's hidden layout, so that the layout's luck cancels out of their difference.
 
 An engine is told its parameters on its command line: each parameter rendered by the run's
 ``param_format`` (default ``--param {name}={value}``, what ``banqi-engine`` takes), so any
@@ -28,6 +30,7 @@ import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import ClassVar, Final, Literal
 
@@ -61,6 +64,10 @@ TUNED_FILE: Final = "tuned.toml"
 TRAFFIC_DIR: Final = "traffic"
 DEFAULT_PARAM_FORMAT: Final = "--param {name}={value}"
 MAX_ITERATIONS: Final = 1_000_000
+PLUS: Final = "plus"
+MINUS: Final = "minus"
+OPPONENT: Final = "opponent"
+"""The names the engines of an iteration play under (in records and transcripts)."""
 
 
 class TuneError(InputError):
@@ -114,6 +121,7 @@ class TuneConfig(FolderRunConfig):
     saved_order: ClassVar[tuple[str, ...]] = (
         "engine",
         "param_format",
+        "opponent",
         "params",
         "iterations",
         "rules",
@@ -126,10 +134,18 @@ class TuneConfig(FolderRunConfig):
         "log_traffic",
     )
 
+    left_out_when_none: ClassVar[frozenset[str]] = frozenset({"opponent"})
+
     engine: tuple[str, ...] | None = Field(
         default=None, description="The engine's command; None: the built-in engine at level 3."
     )
     param_format: str = DEFAULT_PARAM_FORMAT
+    opponent: tuple[str, ...] | None = Field(
+        default=None,
+        min_length=1,
+        description="A fixed engine's command that the plus and the minus engine each play a "
+        "pair against; None: they play each other.",
+    )
     params: dict[str, TuneParam] = Field(min_length=1)
     iterations: int = Field(ge=1, le=MAX_ITERATIONS, description="Pairs of games.")
 
@@ -144,6 +160,12 @@ class TuneConfig(FolderRunConfig):
     def start(self) -> dict[str, float]:
         """Theta at the start: each parameter's value in the file."""
         return {name: param.value for name, param in self.params.items()}
+
+    def opponent_spec(self) -> EngineSpec | None:
+        """The fixed opponent, named ``opponent`` (None: the engines play each other)."""
+        if self.opponent is None:
+            return None
+        return EngineSpec(name=OPPONENT, command=self.opponent)
 
 
 class TuneSettings(RunState):
@@ -254,10 +276,16 @@ class TuneEvents:
 
 
 def _game_result(record: GameRecord) -> TuneGame:
-    """A finished game (plus is player 0) as the state keeps it."""
+    """A finished game as the state keeps it: the points of the players named ``plus`` and
+    ``minus`` (None for the one not in it)."""
+    names = [player.name for player in record.players]
+
+    def points(name: str) -> float | None:
+        return record.points(names.index(name)) if name in names else None
+
     return TuneGame(
-        plus_points=record.points(0),
-        minus_points=record.points(1),
+        plus_points=points(PLUS),
+        minus_points=points(MINUS),
         reason=record.reason,
         plies=record.end_ply,
     )
@@ -273,11 +301,27 @@ def book_entry(k: int, book: LoadedBook) -> int:
     return (k - 1) % len(book.book.deals)
 
 
+def _game_id(k: int, first: int, index: int) -> str:
+    """Game ``index`` (0 or 1) of the pair of iteration ``k`` whose first game is numbered
+    ``first``: ``i<k>-<first + index>``."""
+    return f"i{k:06d}-{first + index}"
+
+
 def iteration_setups(
-    config: TuneConfig, k: int, specs: tuple[EngineSpec, EngineSpec]
+    config: TuneConfig, k: int, plus: EngineSpec, minus: EngineSpec
 ) -> list[GameSetup]:
-    """The pair of iteration ``k``: ``i<k>-1`` and ``i<k>-2`` on deal ``k``, seats swapped."""
-    return list(paired_setups(config, specs, config.seed, 2, lambda i: f"i{k:06d}-{i + 1}", str(k)))
+    """The games of iteration ``k``, all on deal ``k``, each pair with the seats swapped:
+    ``i<k>-1`` and ``i<k>-2`` between plus and minus; against an opponent, those two
+    between plus and the opponent, then ``i<k>-3`` and ``i<k>-4`` between minus and it."""
+    opponent = config.opponent_spec()
+    pairs = [(plus, minus)] if opponent is None else [(plus, opponent), (minus, opponent)]
+    setups: list[GameSetup] = []
+    for number, players in enumerate(pairs):
+        first = 2 * number + 1
+        setups += paired_setups(
+            config, players, config.seed, 2, partial(_game_id, k, first), str(k)
+        )
+    return setups
 
 
 class _Run:
@@ -319,11 +363,13 @@ class _Run:
         while self.queue:
             k = self.queue.pop(0)
             plus, minus = self.spsa.perturbed(self.state.theta, k)
-            specs = (
-                engine_spec(self.config, "plus", plus),
-                engine_spec(self.config, "minus", minus),
+            setups = iteration_setups(
+                self.config,
+                k,
+                engine_spec(self.config, PLUS, plus),
+                engine_spec(self.config, MINUS, minus),
             )
-            played = [await self.play(setup) for setup in iteration_setups(self.config, k, specs)]
+            played = [await self.play(setup) for setup in setups]
             await save_whole(self.finish(k, played))
 
     async def play(self, setup: GameSetup) -> PlayedGame:
@@ -338,10 +384,10 @@ class _Run:
         return dealt(deal_secret(self.key, self.config.seed, setup.deal))
 
     async def finish(self, k: int, played: list[PlayedGame]) -> None:
-        """Update theta with iteration ``k``'s pair, save the state, tell the caller; stop the
-        run if the engines failed ``MAX_FAILURES`` games in a row."""
-        games = (_game_result(played[0].record), _game_result(played[1].record))
-        result = sum(game.plus_points - game.minus_points for game in games)
+        """Update theta with iteration ``k``'s games, save the state, tell the caller; stop
+        the run if the engines failed ``MAX_FAILURES`` games in a row."""
+        games = tuple(_game_result(game.record) for game in played)
+        result = sum((game.plus_points or 0.0) - (game.minus_points or 0.0) for game in games)
         pair = PairResult(iteration=k, result=result, games=games)
         async with self.lock:
             self.state = self.state.after(pair, self.spsa.updated(self.state.theta, k, result))
