@@ -103,9 +103,12 @@ def tune_config(
         command = None if engine is None else split_command(engine)
         if command is None:
             check_builtin_params(params, params_file)
-        against = None if opponent is None else split_command(opponent)
     except InputError as error:
         output.fail(error)
+    try:
+        against = None if opponent is None else split_command(opponent)
+    except InputError as error:
+        raise click.BadParameter(str(error), param_hint="'--opponent'") from None
     data = {
         **settings,
         "engine": command,

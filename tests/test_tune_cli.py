@@ -352,6 +352,8 @@ def test_engines_that_keep_failing_stop_the_run_keeping_its_pairs(tmp_path: Path
         (PARAMS, ["--param-format", "-{nme} {value}"], 2, "names {nme}; only {name} and {value}"),
         (PARAMS, ["--engine", "'unclosed"], 1, "does not parse: No closing quotation"),
         (PARAMS, ["--iterations", "0"], 2, "Invalid value for '--iterations'"),
+        (PARAMS, ["--opponent", ""], 2, "Invalid value for '--opponent': engine command is empty"),
+        (PARAMS, ["--opponent", "'x"], 2, "Invalid value for '--opponent': "),
     ],
 )
 def test_bad_input_gets_a_specific_error(
