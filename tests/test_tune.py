@@ -25,6 +25,7 @@ from referee.reasons import Reason
 from tournaments.tune import (
     ALPHA,
     GAMMA,
+    PairResult,
     ParamFileError,
     Spsa,
     TuneGame,
@@ -389,3 +390,17 @@ def test_a_tuning_game_has_a_tuned_engine_in_it() -> None:
     TuneGame(plus_points=1.0, minus_points=None, reason=reason, plies=3)
     with pytest.raises(ValidationError, match="has the plus or the minus engine in it"):
         TuneGame(plus_points=None, minus_points=None, reason=reason, plies=3)
+
+
+def test_an_iteration_holds_the_games_its_schedule_plays() -> None:
+    reason = next(iter(Reason))
+
+    def game(plus: float | None, minus: float | None) -> TuneGame:
+        return TuneGame(plus_points=plus, minus_points=minus, reason=reason, plies=9)
+
+    both, plus, minus = game(1.0, 0.0), game(1.0, None), game(None, 0.5)
+    PairResult(iteration=1, result=0.0, games=(both, both))
+    PairResult(iteration=1, result=1.0, games=(plus, plus, minus, minus))
+    for games in [(plus, plus), (both, both, both), (plus, minus, plus, minus), (both,) * 4]:
+        with pytest.raises(ValidationError, match="an iteration is two games between plus"):
+            PairResult(iteration=1, result=0.0, games=games)

@@ -329,6 +329,22 @@ class PairResult(BaseModel):
     )
     games: tuple[TuneGame, ...] = Field(min_length=2, max_length=4)
 
+    @model_validator(mode="after")
+    def _scheduled(self) -> Self:
+        both = [
+            game.plus_points is not None and game.minus_points is not None for game in self.games
+        ]
+        if len(self.games) == 2 and all(both):
+            return self
+        plus = [game.minus_points is None for game in self.games[:2]]
+        minus = [game.plus_points is None for game in self.games[2:]]
+        if len(self.games) == 4 and all(plus) and all(minus):
+            return self
+        raise ValueError(
+            "an iteration is two games between plus and minus, or two of plus against the "
+            "opponent then two of minus against it"
+        )
+
 
 class TuneState(SignedState):
     """What a tuning run has done: theta now, and every pair played, in the order their
