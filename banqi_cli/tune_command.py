@@ -134,7 +134,7 @@ def tune_config(
     type=click.IntRange(1, MAX_ITERATIONS),
     default=DEFAULT_ITERATIONS,
     show_default=True,
-    help="SPSA iterations, a pair of games each.",
+    help="SPSA iterations: a pair of games each (two pairs with --opponent).",
 )
 @click.option(
     "--engine",
