@@ -11,7 +11,9 @@ API (JSON in and out):
 - ``POST /api/games`` (``PlaySettings``): a new game; its state (422 if the engine does
   not take a rule set it must be told, such as one with moves onto face-down pieces).
 - ``GET /api/games/{id}?since=VERSION``: its state (waits up to 20 s for a change past
-  ``VERSION``); ``DELETE`` ends it.
+  ``VERSION``); ``DELETE`` ends it; ``POST .../leave`` (the page is being left) ends it
+  in a few seconds unless it is asked about again. A game no page asks about for a while
+  is ended (``sessions.SessionLimits``), and a new game past the limit is refused (429).
 - ``POST /api/games/{id}/action`` ``{"move": "a2-a3"}`` (also onto a face-down piece,
   where the rules allow it: the server turns it up) or ``{"move": "b6"}`` (a flip);
   ``/hint``, ``/undo``, ``/resign``: the state after it (``/hint``: also ``hint``). A
@@ -22,17 +24,15 @@ API (JSON in and out):
 - ``POST /api/replay?rules=NAME&name=FILE`` with a record file as the body: its replay.
 """
 
+import asyncio
 import contextlib
-import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -55,10 +55,10 @@ from referee.text_record import format_text_record
 from .play_session import PlaySession, SessionError
 from .play_settings import PlayOptions, PlaySettings
 from .replay_view import replay_of_upload
-from .sessions import Sessions
+from .sessions import SessionLimits, Sessions
 from .watch import RecordCache, RunFolders, WatchError, record_replay, watch_view
+from .web_common import STATIC, SecurityHeaders, error_response, has_token, internal_error
 
-STATIC: Final = Path(__file__).parent / "static"
 COOKIE: Final = "banqi_token"
 HEADER: Final = "x-banqi-token"
 MAX_BODY: Final = 64 * 1024
@@ -68,24 +68,19 @@ BODY_SHAPE: Final = Shape(depth=8, values=200, string=MAX_BODY)
 MAX_UPLOAD: Final = 4 * 1024 * 1024
 """Largest record file the replay page may upload, in bytes."""
 LONG_POLL: Final = 20.0
-SECURITY_HEADERS: Final = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-    "style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
 
 M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
 class GuiConfig:
-    """What one server shows: its token, the play options, the run folders."""
+    """What one server shows: its token, the play options, the run folders, and how many
+    games it holds and for how long."""
 
     token: str
     play: PlayOptions
     runs: RunFolders
+    limits: SessionLimits = field(default_factory=SessionLimits)
 
 
 class ActionBody(BaseModel):
@@ -102,10 +97,6 @@ class _ApiError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -141,26 +132,21 @@ Handler = Callable[[Request], Awaitable[Any]]
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-def _has_token(given: str, token: str) -> bool:
-    """Whether ``given`` is the server's token (compared in constant time)."""
-    return secrets.compare_digest(given.encode(), token.encode())
-
-
 def _api(token: str, handler: Handler) -> Endpoint:
     """An API endpoint: the token checked, errors as JSON, the result as JSON."""
 
     async def endpoint(request: Request) -> Response:
         given = request.cookies.get(COOKIE) or request.headers.get(HEADER) or ""
-        if not _has_token(given, token):
-            return _error(401, "no valid token: open the address that 'banqi gui' printed")
+        if not has_token(given, token):
+            return error_response(401, "no valid token: open the address that 'banqi gui' printed")
         try:
             result = await handler(request)
         except (_ApiError, SessionError) as error:
-            return _error(error.status, error.message)
+            return error_response(error.status, error.message)
         except WatchError as error:
-            return _error(404, str(error))
+            return error_response(404, str(error))
         except (InputError, RulesInputError) as error:
-            return _error(422, str(error))
+            return error_response(422, str(error))
         return result if isinstance(result, Response) else JSONResponse(result)
 
     return endpoint
@@ -173,7 +159,7 @@ def _index(token: str) -> Endpoint:
         given = request.query_params.get("token")
         if given is None:
             return FileResponse(STATIC / "index.html")
-        if not _has_token(given, token):
+        if not has_token(given, token):
             return PlainTextResponse(
                 "wrong token: open the address that 'banqi gui' printed", status_code=403
             )
@@ -199,6 +185,7 @@ class _PlayApi:
             Route("/api/games", _api(token, self.new_game), methods=["POST"]),
             Route(game, _api(token, self.state)),
             Route(game, _api(token, self.end_game), methods=["DELETE"]),
+            Route(game + "/leave", _api(token, self.leave), methods=["POST"]),
             Route(game + "/action", _api(token, self.action), methods=["POST"]),
             Route(game + "/hint", _api(token, self.hint), methods=["POST"]),
             Route(game + "/undo", _api(token, self.undo), methods=["POST"]),
@@ -228,18 +215,24 @@ class _PlayApi:
 
     async def state(self, request: Request) -> Any:
         """A game's state, after waiting for a change past ``?since=``."""
-        session = self.session_of(request)
         since = request.query_params.get("since")
+        if since is not None and not since.isdigit():
+            raise _ApiError(400, f"since must be a version number, not {since!r}")
+        wait = LONG_POLL if since is not None else 0.0
+        session = self.sessions.get(request.path_params["session"], wait)
         if since is not None:
-            if not since.isdigit():
-                raise _ApiError(400, f"since must be a version number, not {since!r}")
-            await session.wait_change(int(since), LONG_POLL)
+            await session.wait_change(int(since), wait)
         return session.view()
 
     async def end_game(self, request: Request) -> Any:
         """End a game."""
         await self.sessions.close(request.path_params["session"])
         return {"closed": True}
+
+    async def leave(self, request: Request) -> Any:
+        """The game's page is being left: end the game soon unless it is asked about again."""
+        self.sessions.leave(request.path_params["session"])
+        return {"leaving": True}
 
     async def action(self, request: Request) -> Any:
         """Play the body's move or flip: the state after it."""
@@ -327,12 +320,17 @@ async def _replay(request: Request) -> Any:
 
 def create_app(config: GuiConfig) -> Starlette:
     """The app of one server."""
-    sessions = Sessions(config.play)
+    sessions = Sessions(config.play, config.limits)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        await sessions.close_all()
+        reaper = asyncio.ensure_future(sessions.reap_forever())
+        try:
+            yield
+        finally:
+            reaper.cancel()
+            await asyncio.gather(reaper, return_exceptions=True)
+            await sessions.close_all()
 
     routes = [
         Route("/", _index(config.token)),
@@ -344,24 +342,6 @@ def create_app(config: GuiConfig) -> Starlette:
     return Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(_SecurityHeaders)],
-        exception_handlers={Exception: _internal_error},
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers={Exception: internal_error},
     )
-
-
-async def _internal_error(request: Request, error: Exception) -> Response:
-    """A failure of the server's own (never of input): 500, with the security headers, as
-    every response has."""
-    response = _error(500, "internal error of the server; see its terminal")
-    response.headers.update(SECURITY_HEADERS)
-    return response
-
-
-class _SecurityHeaders(BaseHTTPMiddleware):
-    """Nothing from elsewhere (no scripts, styles or fetches but the server's own), no
-    framing, no caching."""
-
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        response = await call_next(request)
-        response.headers.update(SECURITY_HEADERS)
-        return response

@@ -125,7 +125,7 @@ def watch_view(folder: Path, cache: RecordCache) -> dict[str, Any]:
         except (InputError, OSError):
             continue
         done.add(record.game_id)
-        finished.append(_summary(record))
+        finished.append(game_summary(record))
     live = []
     for path in sorted((folder / LIVE_DIR).glob("*.json")):
         try:
@@ -137,7 +137,8 @@ def watch_view(folder: Path, cache: RecordCache) -> dict[str, Any]:
     return {"live": live, "finished": finished, "standings": _standings(folder)}
 
 
-def _summary(record: GameRecord) -> dict[str, Any]:
+def game_summary(record: GameRecord) -> dict[str, Any]:
+    """A finished game in a list: players, colours, result and reason, plies, withheld."""
     return {
         "game_id": record.game_id,
         "players": [p.name for p in record.players],

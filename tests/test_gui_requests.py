@@ -10,7 +10,8 @@ import pytest
 from gui_helpers import HEADERS, gui_config
 from starlette.testclient import TestClient
 
-from banqi_gui.app import SECURITY_HEADERS, create_app
+from banqi_gui.app import create_app
+from banqi_gui.web_common import SECURITY_HEADERS
 
 
 @pytest.fixture
