@@ -215,13 +215,13 @@ class _PlayApi:
 
     async def state(self, request: Request) -> Any:
         """A game's state, after waiting for a change past ``?since=``."""
+        session = self.session_of(request)
         since = request.query_params.get("since")
-        if since is not None and not since.isdigit():
-            raise _ApiError(400, f"since must be a version number, not {since!r}")
-        wait = LONG_POLL if since is not None else 0.0
-        session = self.sessions.get(request.path_params["session"], wait)
         if since is not None:
-            await session.wait_change(int(since), wait)
+            if not since.isdigit():
+                raise _ApiError(400, f"since must be a version number, not {since!r}")
+            with self.sessions.waiting(session.id):
+                await session.wait_change(int(since), LONG_POLL)
         return session.view()
 
     async def end_game(self, request: Request) -> Any:
