@@ -146,11 +146,16 @@ class PlaySession:
 
     def _changed_now(self) -> None:
         self.version += 1
+        self.wake()
+
+    def wake(self) -> None:
+        """Every request waiting for a change returns now (with the state as it is)."""
         self._changed.set()
         self._changed = asyncio.Event()
 
     async def wait_change(self, version: int, timeout: float) -> None:
-        """Return once the game is past ``version``, or after ``timeout`` seconds."""
+        """Return once the game is past ``version``, after ``timeout`` seconds, or once
+        woken."""
         if version != self.version or self.record is not None:
             return
         changed = self._changed
@@ -187,12 +192,14 @@ class PlaySession:
             log.warning("%s", error)
 
     async def close(self) -> None:
-        """End the game (if it is still on, as abandoned) and stop the engines."""
+        """End the game (if it is still on, as abandoned) and stop the engines; a request
+        waiting for a change of it returns."""
         if self._task is not None and not self._task.done():
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
         elif self._task is None and self.engine is not None:
             await self.engine.close(None, at_once=False)
+        self.wake()
 
     # -- the person's actions --------------------------------------------------------
 

@@ -52,6 +52,7 @@ class Sessions:
         self._sessions: dict[str, PlaySession] = {}
         self._deadlines: dict[str, float] = {}
         self._waiting: Counter[str] = Counter()
+        self._leaving: set[str] = set()
         self._starting = 0
 
     async def create(self, settings: PlaySettings) -> PlaySession:
@@ -86,12 +87,13 @@ class Sessions:
         if session is None:
             raise SessionError(404, "no such game here (it ended with a server restart?)")
         self._touch(session_id)
+        self._leaving.discard(session_id)
         return session
 
     @contextlib.contextmanager
     def waiting(self, session_id: str) -> Iterator[None]:
         """A request waits on the session (a long poll): it is not closed meanwhile, and is
-        kept for another ``idle`` seconds after."""
+        kept for another ``idle`` seconds after, unless its page left meanwhile."""
         self._waiting[session_id] += 1
         try:
             yield
@@ -99,16 +101,20 @@ class Sessions:
             self._waiting[session_id] -= 1
             if not self._waiting[session_id]:
                 del self._waiting[session_id]
-            if session_id in self._sessions:
+            if session_id in self._sessions and session_id not in self._leaving:
                 self._touch(session_id)
 
     def leave(self, session_id: str) -> None:
         """The session's page is being left: close it in ``grace`` seconds unless a page
-        asks about it again; SessionError 404 if there is none."""
-        if session_id not in self._sessions:
+        asks about it again (the requests waiting on it return now, so that a page still
+        showing it asks again); SessionError 404 if there is none."""
+        session = self._sessions.get(session_id)
+        if session is None:
             raise SessionError(404, "no such game here")
         soon = time.monotonic() + self.limits.grace
         self._deadlines[session_id] = min(self._deadlines[session_id], soon)
+        self._leaving.add(session_id)
+        session.wake()
 
     async def close(self, session_id: str) -> None:
         """End a session and stop its engines."""
@@ -137,6 +143,7 @@ class Sessions:
 
     def _pop(self, session_id: str) -> PlaySession:
         del self._deadlines[session_id]
+        self._leaving.discard(session_id)
         return self._sessions.pop(session_id)
 
     def _make_room(self) -> list[PlaySession]:

@@ -8,6 +8,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from banqi_common.sockets import listen
 from banqi_gui.app import create_app
 from banqi_gui.server import address
+from banqi_gui.sessions import SessionLimits
 from referee.engine_start import start_engine_process
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
@@ -68,10 +70,13 @@ def open_browser() -> Iterator[WebDriver]:
 
 
 class Server:
-    """The app served by uvicorn in a thread, on a free port."""
+    """The app served by uvicorn in a thread, on a free port (its games held by
+    ``limits``, the server's own by default)."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, limits: SessionLimits | None = None) -> None:
         config = gui_config(tmp_path, start_engine_process)
+        if limits is not None:
+            config = replace(config, limits=limits)
         sock = listen("127.0.0.1", 0)
         self.url = address(sock, TOKEN, "")
         self.base = self.url.split("/?")[0]

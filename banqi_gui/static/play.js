@@ -17,6 +17,9 @@ let clockBase = null; // {ms: [a, b], running, at}
 let resignArmed = null;
 let endClosed = null; // the id of the game whose end screen the person closed
 const KEPT = "banqi-game"; // the id of this page's game, so that a reload finds it again
+// The server keeps a game while a page asks about it: the page long-polls a game being
+// played, and looks at a finished one every HEARTBEAT ms (its record stays downloadable).
+const HEARTBEAT = 20000;
 
 export function setupPlay(options) {
   const engine = $("engine");
@@ -61,6 +64,14 @@ export function setupPlay(options) {
   document.body.addEventListener("look-changed", () => state && render());
   setInterval(tickClocks, 200);
   drawTally($("tally"));
+  // Leaving the page (closing its tab, going elsewhere) ends its game in a few seconds; a
+  // reload asks about the game again first, and keeps it.
+  window.addEventListener("pagehide", () => {
+    if (state) navigator.sendBeacon(`/api/games/${encodeURIComponent(state.id)}/leave`);
+  });
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) resumeOrStart(); // back from the browser's page cache
+  });
   resumeOrStart();
 }
 
@@ -110,7 +121,7 @@ async function newGame(event, { asked = false } = {}) {
   if (going && !asked && !window.confirm("End the game in progress and start a new one?")) return;
   try {
     const body = await settings();
-    if (state && !state.over) await call("DELETE", `/api/games/${state.id}`).catch(() => null);
+    if (state) await call("DELETE", `/api/games/${state.id}`).catch(() => null);
     state = null;
     selected = null;
     $("play-layout").hidden = true;
@@ -203,22 +214,25 @@ function show(view) {
     fitLayout(); // a game's first view fills the rows the fit measures around the board
   }
   if (view.over && (!previous || !previous.over || previous.id !== view.id)) finished(view);
-  if (!view.over && (view.thinking || view.clocks)) poll();
+  poll();
 }
 
+// Ask about the page's game as long as it shows it: each change as it comes, and the
+// server knows the page is still there.
 async function poll() {
   if (polling) return;
   polling = true;
   try {
-    while (state && !state.over && (state.thinking || state.clocks)) {
-      const id = state.id;
+    while (state) {
+      const { id, over } = state;
+      if (over) await new Promise((done) => setTimeout(done, HEARTBEAT));
+      if (!state || state.id !== id) continue; // a new game meanwhile: poll that one
       const view = await call("GET", `/api/games/${id}?since=${state.version}`);
-      if (!state || state.id !== id) break;
-      if (view.version > state.version || view.over) show(view); // never an older state
-      else if (!view.thinking && !view.clocks) break;
+      if (!state || state.id !== id) continue;
+      if (view.version > state.version || (view.over && !state.over)) show(view); // never older
     }
   } catch (error) {
-    say(error.message);
+    if (!state || !state.over) say(error.message); // a finished game may make room for another
   } finally {
     polling = false;
   }
