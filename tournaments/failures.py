@@ -59,10 +59,12 @@ def games_left(games: list[ScheduledGame], records: Container[str], name: str) -
     )
 
 
-def forfeit_record(game: ScheduledGame, out_engines: set[str], deal: Deal | str) -> GameRecord:
+def forfeit_record(
+    game: ScheduledGame, out_engines: set[str], deal: Deal | str, detail: str = FORFEIT_DETAIL
+) -> GameRecord:
     """The record of a game not played because an engine was put out of the tournament
     (its ``deal``, a Deal or the secret it is the shuffle of, revealed; it is saved withheld
-    like a played game's until its deal is complete)."""
+    like a played game's until its deal is complete); ``detail`` says why."""
     setup = game.setup
     names = [spec.name for spec in setup.players]
     losers = [index for index, name in enumerate(names) if name in out_engines]
@@ -71,13 +73,13 @@ def forfeit_record(game: ScheduledGame, out_engines: set[str], deal: Deal | str)
             winner=None,
             reason=Reason.FORFEIT,
             result="void: both engines forfeited",
-            detail=FORFEIT_DETAIL,
+            detail=detail,
             void=True,
         )
     else:
         winner = 1 - losers[0]
         result = Reason.FORFEIT.result_words(names[winner], names[1 - winner])
-        end = GameEnd(winner=winner, reason=Reason.FORFEIT, result=result, detail=FORFEIT_DETAIL)
+        end = GameEnd(winner=winner, reason=Reason.FORFEIT, result=result, detail=detail)
     players = (
         player_info(setup.players[0], setup.own_time[0]),
         player_info(setup.players[1], setup.own_time[1]),

@@ -31,12 +31,13 @@ from referee.macs import MacKeys
 from referee.record import GameRecord
 
 from .config import TournamentConfig
-from .failures import FailureTracker, forfeit_record, games_left
+from .failures import FORFEIT_DETAIL, FailureTracker, forfeit_record, games_left
 from .from_records import standings_from_records
 from .pairs import ScheduledGame
 from .report_about import RunAsked, about_run
 from .reports import write_reports
 from .results import Standings
+from .run_control import ORGANISER_FORFEIT_DETAIL, RunControl
 from .run_folder import existing_records
 
 GamePlayer = Callable[[GameSetup, Deal, bool, Path | None], Awaitable[PlayedGame]]
@@ -105,6 +106,9 @@ class RunOptions:
     asked: RunAsked | None = None
     """What the run's config asked, for the reports' block about the run (None: the block
     says only what the records say)."""
+    control: RunControl | None = None
+    """The organiser's pauses and forfeits (``tournaments.run_control``); None: every queued
+    game starts as soon as a worker is free."""
 
 
 @dataclass(frozen=True)
@@ -213,17 +217,33 @@ class _Run:
             return book.deal(self.entries[game.setup.deal])
         return dealt(deal_secret_of(game.setup, self.options.key))
 
+    async def next_game(self) -> ScheduledGame | None:
+        """The next queued game to start, once the organiser's control lets one start
+        (None: the queue is empty)."""
+        control = self.options.control
+        while self.queue:
+            if control is None:
+                return self.queue.pop(0)
+            index = control.startable(self.queue)
+            if index is not None:
+                return self.queue.pop(index)
+            await control.changed()
+        return None
+
     async def worker(self) -> None:
         """Play (or forfeit) queued games one after the other."""
         options = self.options
-        while self.queue:
-            game = self.queue.pop(0)
+        while (game := await self.next_game()) is not None:
             if options.admit is not None and not options.admit(game):
                 continue
             deal = self.deal_of(game)
-            forfeited = {spec.name for spec in game.setup.players} & self.tracker.out
+            players = {spec.name for spec in game.setup.players}
+            by_organiser = players & (options.control.forfeited() if options.control else set())
+            forfeited = (players & self.tracker.out) | by_organiser
             if forfeited:
-                await asyncio.shield(self.finish(forfeit_record(game, forfeited, deal)))
+                detail = ORGANISER_FORFEIT_DETAIL if by_organiser else FORFEIT_DETAIL
+                record = forfeit_record(game, forfeited, deal, detail)
+                await asyncio.shield(self.finish(record))
                 continue
             live_path = live_file(options.out, game.setup.game_id) if options.live_views else None
             played = await self.play(game.setup, deal, options.log_traffic, live_path)

@@ -3,7 +3,7 @@ played (sandboxed here, or on the config's cluster), the run folder locked, open
 resumed (its state written and its records read before any engine starts), the engine
 checks, every game played; what a script or the command line runs."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -22,16 +22,28 @@ from .report_about import run_asked
 from .results import Standings
 from .run_access import RunAccess
 from .run_adopt import adopt_unsigned
+from .run_control import RunControl
 from .run_folder import existing_records
 from .run_start import taken_run_folder
 from .runner import PlayPlace, RunEvents, RunOptions
 from .state import STATE_FILE, TOURNAMENT, start_run_folder
 
 
+@dataclass(frozen=True)
+class ArenaRun:
+    """What an arena is told of the run it plays: its config as resumed, its games by deal,
+    and the organiser's control of it."""
+
+    config: TournamentConfig
+    deal_games: Mapping[str, tuple[str, ...]]
+    """The game ids of each deal, in schedule order."""
+    control: RunControl
+
+
 class Arena(Protocol):
     """Where remote entrants play: a server their clients connect to (``banqi serve``)."""
 
-    def place(self, start_engine: EngineFactory) -> PlayPlace:
+    def place(self, start_engine: EngineFactory, run: ArenaRun) -> PlayPlace:
         """Where the run's games are played: remote entrants on their connections, the
         others started by ``start_engine``."""
         ...
@@ -100,11 +112,22 @@ def run_tournament_job(
     local = [entry for entry in config.engines if not entry.remote]
     with taken_run_folder(out, [STATE_FILE]) as folder:
         play, cluster = playing_for(access, config, out, local, events.notices, start_engine)
-        if arena is not None:
-            play = Playing(play.start_engine, arena.place(play.start_engine), play.status)
         if access.adopt_unsigned:
             adopt_unsigned(out, [TOURNAMENT], macs)
         state, games = prepare(config, out, macs, book)
+        control = None
+        if arena is not None:
+            control = RunControl(out, [entry.name for entry in state.config.engines])
+            deal_games: dict[str, tuple[str, ...]] = {}
+            for game in games:
+                deal_games[game.setup.deal] = (
+                    *deal_games.get(game.setup.deal, ()),
+                    game.setup.game_id,
+                )
+            arena_run = ArenaRun(state.config, deal_games, control)
+            play = Playing(
+                play.start_engine, arena.place(play.start_engine, arena_run), play.status
+            )
         start_run_folder(out, state, macs)
         found = existing_records(out, [g.setup for g in games], macs)
         run = state.config
@@ -130,6 +153,7 @@ def run_tournament_job(
                 state.deal_book,
                 [run.own_time(index) for index in range(len(run.engines))],
             ),
+            control=control,
             **placed_options(play, run),
         )
         return run_tournament(state, games, options)
