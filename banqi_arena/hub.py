@@ -15,6 +15,7 @@ import statistics
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Final, Protocol
 
 from protocol.client import EngineClient
@@ -72,6 +73,8 @@ class ClientLink:
     """One authenticated client: its entrant, its games' engines, its outgoing frames."""
 
     entrant: str
+    address: str = "unknown"
+    connected_since: datetime = field(default_factory=lambda: datetime.now(UTC))
     outbox: "asyncio.Queue[str]" = field(default_factory=lambda: asyncio.Queue(wire.MAX_OUTBOX))
     games: dict[str, RemotePipes] = field(default_factory=dict)
     rtts: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_SAMPLES))
@@ -102,6 +105,9 @@ class Hub:
         self.store = store
         self.max_per_address = max_per_address
         self.links: dict[str, ClientLink] = {}
+        self.waiting: dict[tuple[str, str], datetime] = {}
+        """Since when each game's engine of an entrant (by game and entrant) waits for the
+        entrant to connect."""
         self._per_address: dict[str, int] = {}
         self._changed = asyncio.Condition()
 
@@ -114,7 +120,7 @@ class Hub:
             return
         self._per_address[address] = self._per_address.get(address, 0) + 1
         try:
-            link = await self._authenticate(socket)
+            link = await self._authenticate(socket, address)
             if link is None:
                 return
             try:
@@ -126,7 +132,7 @@ class Hub:
             if not self._per_address[address]:
                 del self._per_address[address]
 
-    async def _authenticate(self, socket: Socket) -> ClientLink | None:
+    async def _authenticate(self, socket: Socket, address: str) -> ClientLink | None:
         """The link of a connection whose ``hello`` names a free entrant; None if refused."""
         try:
             async with asyncio.timeout(AUTH_SECONDS):
@@ -149,7 +155,7 @@ class Hub:
             return None
         except Exception:  # the connection went away before it said who it is
             return None
-        link = ClientLink(entrant)
+        link = ClientLink(entrant, address)
         link.send(wire.Welcome(entrant=entrant))
         async with self._changed:
             self.links[entrant] = link
@@ -211,7 +217,11 @@ class Hub:
         self, entrant: str, game: str, traffic_log: TrafficLog | None
     ) -> tuple[EngineClient, RemotePipes, ClientLink]:
         """A fresh engine of ``entrant`` for ``game``, once the entrant is connected."""
-        link = await self.wait_for(entrant)
+        self.waiting[game, entrant] = datetime.now(UTC)
+        try:
+            link = await self.wait_for(entrant)
+        finally:
+            del self.waiting[game, entrant]
         old = link.games.pop(game, None)
         if old is not None:
             old.kill()

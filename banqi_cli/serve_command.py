@@ -1,5 +1,6 @@
 """``banqi serve``: a tournament whose remote entrants connect over the network."""
 
+import secrets
 import shlex
 import ssl
 from pathlib import Path
@@ -9,6 +10,7 @@ import click
 
 from banqi_common.errors import InputError
 from banqi_common.sockets import listen
+from banqi_gui.spectator_delay import NO_DELAY, SpectatorDelay, parse_delay
 from tournaments.config import TournamentConfig, load_config
 from tournaments.run_access import RUNS_FOLDER
 from tournaments.run_kinds import ENTRANTS_FILE
@@ -16,11 +18,19 @@ from tournaments.tournament_job import TournamentJob, run_tournament_job
 
 from . import output
 from .live_line import live_line
+from .param_types import ParsedType
 from .run_options import AccessFlags, access_options, out_option, quiet_option, run_options
 from .tournament_command import TournamentProgress, say_standings
 
 NEEDS_ARENA: Final = "banqi serve needs its server: pip install 'banqi[arena]'"
 DEFAULT_MAX_PER_ADDRESS: Final = 64
+
+
+def _delay(text: str) -> SpectatorDelay:
+    try:
+        return parse_delay(text)
+    except InputError as error:
+        raise ValueError(str(error)) from None
 
 
 def _tls_files(cert: Path | None, key: Path | None) -> tuple[Path, Path] | None:
@@ -96,6 +106,15 @@ def _add_entrant(config: TournamentConfig, out: Path, name: str, url: str) -> No
     default=None,
     help="Games played at once (default: the config's).",
 )
+@click.option(
+    "--spectator-delay",
+    "delay",
+    type=ParsedType("delay", SpectatorDelay, _delay),
+    default="none",
+    show_default=True,
+    help="How far behind the games the spectators' pages are kept, in seconds ('30s') or "
+    "plies ('4plies'), so that no one can relay a game being played to its entrant.",
+)
 @run_options
 @access_options(deals=False, cluster=False)
 @out_option(None, "Run folder; the same command resumes it. Default: banqi-runs/serve-<CONFIG>.")
@@ -109,6 +128,7 @@ def serve_command(
     add_entrant: str | None,
     max_per_address: int,
     concurrency: int | None,
+    delay: SpectatorDelay,
     seed: int | None,
     log_traffic: bool,
     sandbox: object,
@@ -123,8 +143,13 @@ def serve_command(
     The server owns the hidden layouts and judges every ply; a remote engine is told only
     what DCTP echoes. Make each remote entrant's token first with --add-entrant NAME.
     Records, standings and reports are written to the run folder as a tournament's are;
-    the same command resumes after a stop, and spectators watch with
-    'banqi gui --watch RUN_FOLDER'.
+    the same command resumes after a stop.
+
+    The same port serves the event's pages: spectators open http(s)://HOST:PORT/ (no
+    token: live boards, standings, crosstable, finished games and their records, each
+    entrant's page; nothing hidden is shown), the organiser opens the address with the
+    organiser's token printed at start (connections, lag, faults, games waiting; pause,
+    resume, forfeit). Pauses and forfeits are kept in the run folder (control.json).
     """
     folder = out if out is not None else RUNS_FOLDER / f"serve-{config_file.stem}"
     tls = _tls_files(certificate, private_key)
@@ -144,7 +169,7 @@ def serve_command(
         _add_entrant(config, folder, add_entrant, f"{scheme}://{shown}:{port}/arena")
         return
     try:
-        from banqi_arena.arena_place import ArenaPlace
+        from banqi_arena.arena_place import ArenaPlace, EventPages
         from banqi_arena.hub import Hub
         from banqi_arena.tokens import read_store
     except ImportError:
@@ -169,8 +194,15 @@ def serve_command(
     bound = sock.getsockname()[1]
     output.say(f"banqi serve: {scheme}://{shown}:{bound}/arena (Ctrl-C stops it)")
     names = ", ".join(sorted(remote)) or "none"
-    output.say(f"remote entrants: {names}; spectators: banqi gui --watch {folder}")
-    arena = ArenaPlace(Hub(store, max_per_address), sock, config.concurrency, remote, tls)
+    output.say(f"remote entrants: {names}")
+    page = "https" if tls is not None else "http"
+    behind = "" if delay == NO_DELAY else f" ({delay.words()} behind)"
+    output.say(f"spectators: {page}://{shown}:{bound}/{behind}")
+    organiser_token = secrets.token_urlsafe(24)
+    output.say(f"organiser: {page}://{shown}:{bound}/organiser?token={organiser_token}")
+    pages = EventPages(config_file.stem, delay, organiser_token)
+    hub = Hub(store, max_per_address)
+    arena = ArenaPlace(hub, sock, config.concurrency, remote, folder, pages, tls)
     job = TournamentJob(config=config, out=folder, log_traffic=log_traffic, access=access.access())
     with live_line(False, quiet) as shown_line:
         progress = TournamentProgress(folder, config.seed, quiet, shown_line)

@@ -21,7 +21,9 @@ from banqi_engine.notation import parse_ply
 from banqi_engine.squares import square_name
 from referee.live import LIVE_DIR, LiveGame, read_live
 from referee.record import GameRecord, read_record
+from referee.shape_board import ShapeBoard
 from referee.storage import GAMES_DIR
+from referee.withheld import withhold_plies
 
 from .board_view import add_taken, board_letters, no_captures, taken_piece
 from .replay_view import ReplayView, replay_of_record
@@ -151,20 +153,35 @@ def game_summary(record: GameRecord) -> dict[str, Any]:
     }
 
 
-def live_board(view: LiveGame) -> dict[str, Any]:
+def live_board(view: LiveGame, *, withheld: bool = False) -> dict[str, Any]:
     """The board of a live game after its plies (flips and moves onto face-down pieces
-    with the pieces they turned up, as the engines were told)."""
-    game = Game(view.rules, play_past_end=True)
-    captured = no_captures()
+    with the pieces they turned up, as the engines were told). ``withheld``: while another
+    game of its deal has not ended, the pieces turned up are the other game's face-down
+    pieces too, so they show as a withheld record shows them (``?``, flips as ``b6(?)``)."""
     problem = None
-    for number, ply in enumerate(view.plies, start=1):
-        try:
-            parsed = parse_ply(ply.move)
-            captured = add_taken(captured, taken_piece(game.position, parsed, view.rules))
-            game.play_ply(parsed)
-        except RulesInputError as error:
-            problem = f"ply {number} ({ply.move}) does not replay: {error}"
-            break
+    if withheld:
+        view = view.model_copy(update={"plies": withhold_plies(view.plies)})
+        shape = ShapeBoard(view.rules)
+        captured = no_captures()
+        for number, ply in enumerate(view.plies, start=1):
+            try:
+                shape.play(parse_ply(ply.move))
+            except RulesInputError as error:
+                problem = f"ply {number} ({ply.move}) does not replay: {error}"
+                break
+        letters = "".join(shape.squares)
+    else:
+        game = Game(view.rules, play_past_end=True)
+        captured = no_captures()
+        for number, ply in enumerate(view.plies, start=1):
+            try:
+                parsed = parse_ply(ply.move)
+                captured = add_taken(captured, taken_piece(game.position, parsed, view.rules))
+                game.play_ply(parsed)
+            except RulesInputError as error:
+                problem = f"ply {number} ({ply.move}) does not replay: {error}"
+                break
+        letters = board_letters(game.position)
     last = None
     if view.plies:
         parsed = parse_ply(view.plies[-1].move)
@@ -179,13 +196,14 @@ def live_board(view: LiveGame) -> dict[str, Any]:
         "players": [p.name for p in view.players],
         "colours": [p.colour for p in view.players],
         "rules": view.rules.name,
-        "board": board_letters(game.position),
+        "board": letters,
         "plies": [ply.move for ply in view.plies],
         "to_move": view.first if len(view.plies) % 2 == 0 else 1 - view.first,
         "last": last,
         "captured": captured,
         "clocks_ms": list(clocks),
         "seconds_since_update": round(age, 1),
+        "withheld": withheld,
         "problem": problem,
     }
 

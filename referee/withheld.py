@@ -10,6 +10,7 @@ shuffle of its secret, or its deal book entry. Either one is a record of other c
 without the MAC the record had (``referee.macs``): its writer MACs it again.
 """
 
+from collections.abc import Sequence
 from typing import Final
 
 from banqi_engine.layout import format_layout
@@ -35,7 +36,7 @@ def withhold(record: GameRecord) -> GameRecord:
     detail = record.detail
     if record.reason is Reason.ILLEGAL_MOVE and any(_turns_up(ply.move) for ply in record.plies):
         detail = f"{detail.partition(': ')[0]}: {DETAIL_WITHHELD}"
-    plies = [_with_move(ply, _hide(ply.move)) for ply in record.plies]
+    plies = withhold_plies(record.plies)
     return GameRecord(
         **{
             **dict(record),
@@ -68,6 +69,13 @@ def complete(record: GameRecord, deal: Deal | str, detail: str | None = None) ->
             "mac": None,
         }
     )
+
+
+def withhold_plies(plies: Sequence[PlyRecord]) -> list[PlyRecord]:
+    """``plies`` with every flip as ``b6(?)`` and every move onto a face-down piece as
+    ``a2-a3(?)``: what may be shown of a game while another game of its deal has not
+    ended."""
+    return [_with_move(ply, _hide(ply.move)) for ply in plies]
 
 
 def _with_move(ply: PlyRecord, move: str) -> PlyRecord:
