@@ -8,6 +8,8 @@ import os
 import signal
 import socket
 import subprocess
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +18,8 @@ from processes import script, wait_for
 
 pytest.importorskip("websockets")
 pytest.importorskip("uvicorn")
+
+from banqi_gui.event_routes import ORGANISER_HEADER
 
 FIELD = """\
 rounds = 1
@@ -133,6 +137,7 @@ def test_remote_entrants_and_a_local_one_play_through_a_server_killed_and_resume
     try:
         first = while_serving(server, log, lambda: bool(records(tmp_path / "run")))
         wait_for("a first record", first, timeout=GAME_WAIT)
+        the_event_pages_answer(port, log.read_text())
         clients[0].send_signal(signal.SIGKILL)  # alice's relay, mid-game or between games
         clients[0].wait()
         clients[0] = connect(tmp_path, url, tokens["alice"], "2")
@@ -168,6 +173,33 @@ def test_remote_entrants_and_a_local_one_play_through_a_server_killed_and_resume
         for player in game["players"]:  # type: ignore[attr-defined]
             assert (player["isolation"] == "remote") == (player["name"] in tokens), player
     spectators_see_the_games_and_no_secret(tmp_path, tmp_path / "run")
+
+
+def the_event_pages_answer(port: str, said: str) -> None:
+    """The server's own pages while it plays: spectators without a token, the organiser
+    with the token it printed and not without."""
+    base = f"http://127.0.0.1:{port}"
+    with urllib.request.urlopen(f"{base}/api/event", timeout=30) as answer:
+        event = json.loads(answer.read())
+    assert event["finished"] and {e["name"] for e in event["entrants"]} == {
+        "alice",
+        "bob",
+        "local",
+    }
+    assert event["games"]["total"] == 6
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{base}/api/organiser", timeout=30)
+    assert refused.value.code == 401
+    address = next(w for w in said.split() if w.startswith(f"{base}/organiser?token="))
+    token = address.partition("token=")[2]
+    asked = urllib.request.Request(f"{base}/api/organiser", headers={ORGANISER_HEADER: token})
+    with urllib.request.urlopen(asked, timeout=30) as answer:
+        organiser = json.loads(answer.read())
+    assert {line["name"]: line["remote"] for line in organiser["entrants"]} == {
+        "alice": True,
+        "bob": True,
+        "local": False,
+    }
 
 
 def spectators_see_the_games_and_no_secret(home: Path, run: Path) -> None:
