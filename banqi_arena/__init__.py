@@ -6,7 +6,8 @@
 - ``hub``: the server's connections: authentication, limits, pings, routing.
 - ``remote_engine``: a relayed engine as the referee's engine client sees a process.
 - ``remote_seat``: a remote entrant's seat: reconnection within its clock, lag credit.
-- ``arena_place``: the server up while a tournament plays its games.
-- ``server_app``: the Starlette WebSocket route, served by uvicorn.
+- ``arena_place``: the server up while a tournament plays its games, and what the event's
+  pages are told of its connections.
+- ``server_app``: the Starlette WebSocket route and the event's pages, served by uvicorn.
 - ``relay``: the participant's side, relaying an engine on its machine.
 """
