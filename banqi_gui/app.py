@@ -53,7 +53,7 @@ from banqi_engine.rules import PRESETS
 from referee.text_record import format_text_record
 
 from .play_session import PlaySession, SessionError
-from .play_settings import PlayOptions, PlaySettings
+from .play_settings import UNTIMED_ENGINE_MOVE_TIME, PlayOptions, PlaySettings
 from .replay_view import replay_of_upload
 from .sessions import SessionLimits, Sessions
 from .watch import RecordCache, RunFolders, WatchError, record_replay, watch_view
@@ -198,13 +198,15 @@ class _PlayApi:
         return self.sessions.get(request.path_params["session"])
 
     async def options(self, request: Request) -> Any:
-        """The engines offered, the rule-set presets, the piece letters."""
+        """The engines offered, the rule-set presets, the piece letters, an engine's
+        seconds a move in an untimed game."""
         return {
             "engines": [
                 {"id": c.id, "label": c.label, "level": c.level} for c in self.play.engines
             ],
             "rules": {name: rules.model_dump() for name, rules in PRESETS.items()},
             "pieces": PIECE_LETTERS,
+            "untimed_engine_move_time": UNTIMED_ENGINE_MOVE_TIME,
         }
 
     async def new_game(self, request: Request) -> Any:

@@ -86,8 +86,10 @@ class PlaySession:
         started = datetime.now(UTC)
         persons = ("player 1", "player 2") if engine is None else ("you",)
         specs = [EngineSpec(name=name, command=PERSON_COMMAND) for name in persons]
+        own_time = None
         if engine is not None:
             specs.append(engine.spec)
+            own_time = settings.engine_time_control()
         self.setup = GameSetup(
             game_id=f"gui-{started:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}",
             rules=settings.rule_set(),
@@ -96,6 +98,7 @@ class PlaySession:
             first={"you": 0, "opponent": 1}.get(settings.first, secrets.randbelow(2)),
             seed=0,
             deal="1",
+            own_time=(None, own_time),
         )
         you = PersonSeat(player_info(specs[0]))
         self.persons = {0: you}
@@ -105,7 +108,8 @@ class PlaySession:
             self.persons[1] = PersonSeat(player_info(specs[1]))
             seats = (you, self.persons[1])
         else:
-            self.engine = EngineSeat(engine.spec, options.factory, player_info(engine.spec))
+            info = player_info(engine.spec, own_time)
+            self.engine = EngineSeat(engine.spec, options.factory, info)
             seats = (you, self.engine)
         self.loop = GameLoop(
             self.setup,

@@ -21,6 +21,11 @@ from tournaments.config import LEVEL_NAMES, builtin_engine_command
 
 UNTIMED_SECONDS: Final = 86_400.0
 """The clock of an untimed game (a day a side), as told to engines and kept in records."""
+UNTIMED_ENGINE_MOVE_TIME: Final = 5.0
+"""Seconds a move an engine has in a game with neither a clock nor a limit a move (the
+person's time is unlimited): a reply within 5 s keeps a casual game moving, and the
+built-in engine, which spends at most 60% of a limit a move, still searches 3 s (on a
+day's clock it would take up to 20 s a move)."""
 DEFAULT_ENGINE: Final = "level-2"
 """The opponent a new game offers first: the built-in short search."""
 
@@ -65,6 +70,14 @@ class PlaySettings(BaseModel):
     def timed(self) -> bool:
         """Whether a clock or a per-move limit was asked for."""
         return self.time is not None or self.move_time is not None
+
+    def engine_time_control(self) -> TimeControl | None:
+        """An engine's own time control: in an untimed game a limit a move
+        (``UNTIMED_ENGINE_MOVE_TIME``), told before each of its moves, so that it never
+        thinks unbounded; None (the game's) when the game is timed."""
+        if self.timed:
+            return None
+        return TimeControl(time=UNTIMED_SECONDS, move_time=UNTIMED_ENGINE_MOVE_TIME)
 
 
 class EngineChoice(BaseModel):

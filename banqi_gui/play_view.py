@@ -69,7 +69,12 @@ def session_view(loop: GameLoop, facts: SessionFacts) -> dict[str, Any]:
         "engine": None if choice is None else {"id": choice.id, "label": choice.label},
         "rules": loop.setup.rules.model_dump(),
         "players": [
-            {"name": seat.info.name, "person": player in facts.persons, "colour": seat.info.colour}
+            {
+                "name": seat.info.name,
+                "person": player in facts.persons,
+                "colour": seat.info.colour,
+                "move_time": loop.setup.time_control_of(player).move_time,
+            }
             for player, seat in enumerate(loop.seats)
         ],
         "first": loop.setup.first,
@@ -83,6 +88,9 @@ def session_view(loop: GameLoop, facts: SessionFacts) -> dict[str, Any]:
         "clocks": _clocks(loop, facts.settings),
         "move_time": loop.setup.time_control.move_time,
         "thinking": over is None and loop.mover not in facts.persons,
+        "turn_ms": None
+        if over is not None
+        else round(1000 * (time.monotonic() - loop.turn_started)),
         "hint": facts.hint,
         "can_undo": person_on_move and undo_keep(loop.plies, facts.persons) is not None,
         "no_progress": loop.game.position.no_progress,

@@ -30,7 +30,7 @@ from banqi_common.sockets import listen
 from banqi_gui.app import create_app
 from banqi_gui.server import address
 from banqi_gui.sessions import SessionLimits
-from referee.engine_start import start_engine_process
+from referee.engine_start import EngineFactory, start_engine_process
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
 INSTALL = (
@@ -71,10 +71,16 @@ def open_browser() -> Iterator[WebDriver]:
 
 class Server:
     """The app served by uvicorn in a thread, on a free port (its games held by
-    ``limits``, the server's own by default)."""
+    ``limits``, the server's own by default; engines started as processes unless a
+    ``factory`` is given)."""
 
-    def __init__(self, tmp_path: Path, limits: SessionLimits | None = None) -> None:
-        config = gui_config(tmp_path, start_engine_process)
+    def __init__(
+        self,
+        tmp_path: Path,
+        limits: SessionLimits | None = None,
+        factory: EngineFactory = start_engine_process,
+    ) -> None:
+        config = gui_config(tmp_path, factory)
         if limits is not None:
             config = replace(config, limits=limits)
         sock = listen("127.0.0.1", 0)

@@ -25,6 +25,7 @@ from banqi_engine.position import Position
 from banqi_engine.rules import PRESETS, takes_revealed
 from banqi_gui.app import create_app
 from banqi_gui.board_view import action_kind, legal_actions, taken_piece
+from banqi_gui.play_settings import UNTIMED_ENGINE_MOVE_TIME
 from banqi_gui.play_view import NO_UNDO_PAST_A_FLIP
 from protocol.connection import EngineConnection
 from protocol.engine_loop import DctpEngine
@@ -448,3 +449,32 @@ def test_hints_come_from_the_full_engine_whatever_the_opponent(
         hint = client.post(f"/api/games/{state['id']}/hint").json()
         assert hint["hint"] in hint["state"]["legal"] or hint["hint"][:2] in hint["state"]["legal"]
     assert asked == [3]  # made once, at the top level, and kept for the game
+
+
+def test_an_untimed_game_gives_the_engine_a_limit_a_move_and_the_person_none(
+    tmp_path: Path,
+) -> None:
+    heard: list[tuple[str, bool]] = []
+    factory = in_process_engines(lambda spec: Heard(spec, heard))
+    with TestClient(create_app(gui_config(tmp_path, factory)), headers=HEADERS) as client:
+        limit = client.get("/api/options").json()["untimed_engine_move_time"]
+        assert limit == UNTIMED_ENGINE_MOVE_TIME
+        state = new_game(client, first="opponent")
+        assert state["clocks"] is None and len(state["plies"]) == 1
+        assert [player["move_time"] for player in state["players"]] == [None, limit]
+        assert state["turn_ms"] is not None and not state["thinking"]
+        lines = [line.split()[1:] for line, _ in heard]
+        genmove = lines.index(["genmove", "unknown"])
+        assert lines[genmove - 2 : genmove] == [
+            ["time_left", "red", "5000"],
+            ["time_left", "black", "5000"],
+        ]
+        client.post(f"/api/games/{state['id']}/resign")
+        record = client.get(f"/api/games/{state['id']}/record.json").json()
+        assert record["players"][1]["time_control"]["move_time"] == limit
+        assert "time_control" not in record["players"][0]
+        heard.clear()
+        timed = new_game(client, first="opponent", time=60)
+        assert [player["move_time"] for player in timed["players"]] == [None, None]
+        lines = [line.split()[1:] for line, _ in heard]
+        assert lines[lines.index(["genmove", "unknown"]) - 1][0] != "time_left"

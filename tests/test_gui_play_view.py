@@ -1,6 +1,6 @@
 """The play view in a real browser (headless Chromium by Selenium): its game kept while the
 page shows it and ended once the page is left, a new game past the server's limit refused
-in words."""
+in words, an engine's thinking time counted."""
 
 import json
 import time
@@ -12,10 +12,15 @@ from typing import Any
 
 import browser_page as page
 import pytest
-from gui_helpers import HEADERS
+from gui_helpers import HEADERS, builtin_loop
 from selenium.webdriver.remote.webdriver import WebDriver
 
+from banqi_gui.play_settings import UNTIMED_ENGINE_MOVE_TIME
 from banqi_gui.sessions import SessionLimits
+from protocol.engine_loop import DctpEngine
+from protocol.messages import Reply
+from referee.engine_spec import EngineSpec
+from referee.engine_start import in_process_engines
 
 
 @pytest.fixture
@@ -81,3 +86,44 @@ def test_a_new_game_past_the_limit_is_refused_in_words(
     page.wait(driver, lambda d: "at most 1 games" in toast(d))
     assert "end one" in toast(driver)
     assert api(single, "GET", f"/api/games/{other['id']}")[0] == 200
+
+
+class Thoughtful(DctpEngine):
+    """A built-in level that thinks 2.5 s over each move."""
+
+    def handle_line(self, line: str) -> Reply | None:
+        if " genmove " in f" {line} ":
+            time.sleep(2.5)
+        return super().handle_line(line)
+
+
+def thoughtful(spec: EngineSpec) -> DctpEngine:
+    loop = builtin_loop(spec)
+    return Thoughtful(loop.rules, loop.player)
+
+
+def test_an_engine_thinking_shows_its_seconds_and_untimed_has_a_limit_a_move(
+    browser: WebDriver, tmp_path: Path
+) -> None:
+    driver = browser
+    server = page.Server(tmp_path, factory=in_process_engines(thoughtful))
+    try:
+        driver.get(server.url)
+        page.wait(driver, lambda d: "to move" in page.status(d))
+        limit = f"{UNTIMED_ENGINE_MOVE_TIME:g} s"
+        assert limit in driver.find_element("css selector", "#move-time option").get_attribute(
+            "textContent"
+        )
+        assert driver.find_element("css selector", "#play-top .clock").text == f"{limit} a move"
+        assert driver.find_element("css selector", "#play-bottom .clock").text == ""
+        page.click(driver, next(iter(page.legal(driver))))
+        turn = "#play-top .turn"
+        seen = [
+            page.wait(driver, lambda d, s=s: d.find_element("css selector", turn).text == s)
+            for s in ("thinking… 0 s", "thinking… 1 s", "thinking… 2 s")
+        ]
+        assert all(seen)
+        page.wait(driver, lambda d: page.my_turn(d))
+        assert driver.find_element("css selector", turn).text == ""
+    finally:
+        server.stop()

@@ -14,6 +14,7 @@ let state = null;
 let selected = null;
 let polling = false;
 let clockBase = null; // {ms: [a, b], running, at}
+let turnBase = null; // {ms: how long the side to move has been on move, at}
 let resignArmed = null;
 let endClosed = null; // the id of the game whose end screen the person closed
 const KEPT = "banqi-game"; // the id of this page's game, so that a reload finds it again
@@ -29,6 +30,8 @@ export function setupPlay(options) {
   const rules = $("rules");
   for (const name of Object.keys(options.rules)) rules.add(new Option(name, name));
   rules.add(new Option("a rule-set file…", "file"));
+  $("move-time").options[0].textContent =
+    `no limit (untimed: the engine ${options.untimed_engine_move_time} s)`;
   rules.addEventListener("change", () => {
     $("rules-file-label").hidden = rules.value !== "file";
   });
@@ -204,6 +207,7 @@ function show(view) {
   if (!previous || previous.id !== view.id || previous.version !== view.version) selected = null;
   if (view.clocks) clockBase = { ...view.clocks, at: performance.now() };
   else clockBase = null;
+  turnBase = view.turn_ms === null ? null : { ms: view.turn_ms, at: performance.now() };
   render();
   if (previous && previous.id === view.id) {
     if (view.version > previous.version && view.plies.length > previous.plies.length) {
@@ -259,6 +263,7 @@ function seatLine(seat) {
   turn.className = "turn";
   if (state.to_move === seat) {
     turn.textContent = player.person ? "to move" : "thinking…";
+    if (!player.person) turn.dataset.thinking = ""; // with its seconds so far (tickClocks)
   }
   const clock = document.createElement("span");
   clock.className = "clock";
@@ -376,9 +381,15 @@ function hintWords(hint) {
 }
 
 function tickClocks() {
+  const thinking = document.querySelector("#play .turn[data-thinking]");
+  if (thinking && turnBase) {
+    const ms = turnBase.ms + performance.now() - turnBase.at;
+    thinking.textContent = `thinking… ${Math.floor(ms / 1000)} s`;
+  }
   for (const clock of document.querySelectorAll("#play .clock")) {
     if (!clockBase) {
-      clock.textContent = state && state.move_time ? `${state.move_time} s a move` : "";
+      const limit = state && state.players[clock.dataset.seat].move_time;
+      clock.textContent = limit ? `${limit} s a move` : "";
       continue;
     }
     const seat = Number(clock.dataset.seat);
