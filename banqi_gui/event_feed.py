@@ -19,6 +19,7 @@ import asyncio
 import json
 import math
 import os
+import random
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ REFRESH_SECONDS: Final = 0.5
 """Shortest time between two reads of the run folder."""
 LONG_POLL_SECONDS: Final = 20.0
 """Longest a ``?since=`` request waits for a change."""
+WAKE_SPREAD_SECONDS: Final = 0.25
+"""Over how long the answers of the long polls a change wakes are spread."""
 MAX_REPLAYS: Final = 256
 """Replays of finished games kept built (the cache starts again past it)."""
 
@@ -202,19 +205,27 @@ class EventFeed:
         return self._views.entrants.get(name)
 
     async def wait(self, which: Literal["event", "organiser"], since: int) -> None:
-        """Return once the view's version is past ``since``, or after ``LONG_POLL_SECONDS``."""
+        """Return once the view's version is past ``since``, or after ``LONG_POLL_SECONDS``.
+
+        Woken by a change, a wait returns after a random share of ``WAKE_SPREAD_SECONDS``:
+        the answers of a crowd of spectators are spread out, so that they never hold the
+        event loop, and with it the games' frames and clocks, all at once."""
         deadline = time.monotonic() + LONG_POLL_SECONDS
+        woken = False
         while True:
             await self.fresh()
             version = self.event_version if which == "event" else self.organiser_version
             left = deadline - time.monotonic()
             if version > since or left <= 0:
-                return
+                break
+            woken = True
             try:
                 async with self._changed:
                     await asyncio.wait_for(self._changed.wait(), min(left, REFRESH_SECONDS))
             except TimeoutError:
                 pass
+        if woken and version > since:
+            await asyncio.sleep(random.random() * WAKE_SPREAD_SECONDS)
 
     def invalidate(self) -> None:
         """Make the next request read the folder again (the organiser just acted)."""
