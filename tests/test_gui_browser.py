@@ -116,20 +116,25 @@ def test_watch_a_live_match_then_replay_its_record(
     driver.get(server.url + "#watch/m1")
     match.start()
     try:
-        card = page.wait(
-            driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".live-game[data-plies]")
+        large = page.wait(
+            driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#watch-game[data-plies]")
         )[0]
-        first = int(card.get_attribute("data-plies") or 0)
-        page.wait(driver, lambda d: int(card.get_attribute("data-plies") or 0) > first + 2)
-        pieces = card.find_elements(By.CSS_SELECTOR, "[data-square] [data-piece]")
+        first = int(large.get_attribute("data-plies") or 0)
+        page.wait(driver, lambda d: int(large.get_attribute("data-plies") or 0) > first + 2)
+        pieces = large.find_elements(By.CSS_SELECTOR, "[data-square] [data-piece]")
         assert len(pieces) >= 2
+        small = driver.find_element(
+            By.CSS_SELECTOR, f'.thumb[data-game="{large.get_attribute("data-game")}"]'
+        )
+        assert small.get_attribute("aria-current") == "true"
     finally:
         match.join(60)
     page.wait(
         driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-finished [data-game]")) == 2
     )
     page.wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#watch-standings tr")) == 3)
-    assert not driver.find_elements(By.CSS_SELECTOR, ".live-game")
+    assert not driver.find_elements(By.CSS_SELECTOR, ".thumb")
+    assert not driver.find_element(By.ID, "watch-game").is_displayed()
 
     driver.find_element(By.CSS_SELECTOR, "#watch-finished [data-game]").click()
     replay_status = driver.find_element(By.ID, "replay-status")

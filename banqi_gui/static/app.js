@@ -74,7 +74,7 @@ function route() {
   for (const link of document.querySelectorAll("nav a")) {
     link.classList.toggle("active", link.dataset.tab === name);
   }
-  if (name === "watch") startWatch(run);
+  if (name === "watch") startWatch(run, game);
   else stopWatch();
   if (name === "replay") startReplay(run, game);
   if (name === "play" && playReady) playReady();

@@ -16,9 +16,11 @@ export function fitLayout() {
 function sizeBoard() {
   const root = document.documentElement;
   const body = document.body;
+  body.classList.toggle("narrow", root.clientWidth < NARROW);
+  // Measured once the class applies: a page wider than a phone's screen (as it may be before
+  // its first fit) makes the phone's browser zoom out, its viewport taller than the screen.
   const width = root.clientWidth;
   const height = window.innerHeight;
-  body.classList.toggle("narrow", width < NARROW);
   const section = document.querySelector(".tab:not([hidden])");
   const table = section && section.querySelector(".table");
   if (!table) return;
@@ -26,13 +28,13 @@ function sizeBoard() {
   const padX = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
   let room = width - padX;
   const aside = section.querySelector("aside");
-  if (aside && !body.classList.contains("narrow")) {
-    const gap = parseFloat(getComputedStyle(table.parentElement).columnGap) || 0;
-    room -= aside.getBoundingClientRect().width + gap;
+  const columns = getComputedStyle(table.parentElement);
+  if (aside && columns.display === "flex") { // the aside beside the table, not below it
+    room -= aside.getBoundingClientRect().width + (parseFloat(columns.columnGap) || 0);
   }
-  // Height: the viewport less the header and every row of the table but the board and strips.
-  let fixed = document.querySelector("header").getBoundingClientRect().height;
-  fixed += parseFloat(style.paddingBottom) + parseFloat(style.paddingTop);
+  // Height: the viewport less what is above the table (the header, the tab's own controls)
+  // and every row of the table but the board and strips.
+  let fixed = table.getBoundingClientRect().top + window.scrollY + parseFloat(style.paddingBottom);
   const rows = [...table.children].filter(
     (child) => !child.hidden && !child.classList.contains("overlay") && !child.matches(".sr-only"),
   );

@@ -1,13 +1,21 @@
-// The watch page: the games of a run being played now, ply by ply, with the standings.
+// The Watch tab: the games of a run being played now, ply by ply (one large, every one
+// small to pick from), the standings and the finished games.
 
 import { call, say } from "./api.js";
-import { drawBoard, drawStrip } from "./board.js";
+import { fitLayout } from "./layout.js";
+import { LiveGames } from "./live_games.js";
+import { drawStandings, ELO_NOTE } from "./standings.js";
 
 const $ = (id) => document.getElementById(id);
+const REFRESH_MS = 700;
+const RUNS_MS = 5000;
 let timer = null;
 let busy = false;
 let wanted = null; // the run asked for, listed as soon as it exists
+let picked = null; // the game asked for, drawn large while it is played
 let listed = 0; // when the run list was last read
+let games = null;
+let large = null; // the game drawn large
 
 export async function fillRuns(select, wanted) {
   const { runs } = await call("GET", "/api/runs");
@@ -20,8 +28,12 @@ export async function fillRuns(select, wanted) {
 }
 
 export function setupWatch(openReplay) {
+  const href = (game) =>
+    `#watch/${encodeURIComponent($("watch-run").value)}/${encodeURIComponent(game)}`;
+  games = new LiveGames($("watch-game"), $("watch-games"), href, "watch");
   $("watch-run").addEventListener("change", () => {
     wanted = null;
+    picked = null;
     refresh();
   });
   $("watch-finished").addEventListener("click", (event) => {
@@ -30,17 +42,19 @@ export function setupWatch(openReplay) {
   });
 }
 
-export function startWatch(run) {
+export function startWatch(run, game) {
   wanted = run || null;
+  picked = game || null;
   listed = 0;
   stopWatch();
-  timer = setInterval(refresh, 700);
+  timer = setInterval(refresh, REFRESH_MS);
   refresh();
 }
 
 export function stopWatch() {
   if (timer) clearInterval(timer);
   timer = null;
+  if (games) games.stopClock();
 }
 
 async function refresh() {
@@ -49,7 +63,7 @@ async function refresh() {
   try {
     const select = $("watch-run");
     const missing = wanted && select.value !== wanted;
-    if (missing || !select.value || performance.now() - listed > 5000) {
+    if (missing || !select.value || performance.now() - listed > RUNS_MS) {
       const runs = await fillRuns(select, missing ? wanted : select.value);
       listed = performance.now();
       if (select.value === wanted) wanted = null;
@@ -58,11 +72,8 @@ async function refresh() {
     const run = select.value;
     if (!run) return;
     const view = await call("GET", `/api/runs/${encodeURIComponent(run)}/watch`);
-    drawGames(view.live);
-    drawStandings(view.standings);
-    drawFinished(view.finished);
-    $("watch-status").textContent =
-      `${view.live.length} game(s) being played, ${view.finished.length} finished`;
+    if (timer === null) return; // the tab was left meanwhile
+    draw(view);
   } catch (error) {
     say(error.message);
   } finally {
@@ -70,68 +81,18 @@ async function refresh() {
   }
 }
 
-function drawGames(games) {
-  const area = $("watch-games");
-  const cards = new Map([...area.children].map((card) => [card.dataset.game, card]));
-  for (const game of games) {
-    let card = cards.get(game.game_id);
-    if (!card) {
-      card = document.createElement("article");
-      card.className = "live-game";
-      card.dataset.game = game.game_id;
-      card.innerHTML =
-        '<h3></h3><div class="player-bar top"></div><div class="strip top"></div>' +
-        '<div class="board small"></div><div class="strip bottom"></div>' +
-        '<div class="player-bar bottom"></div><p class="small plies"></p>';
-      area.append(card);
-    }
-    cards.delete(game.game_id);
-    card.querySelector("h3").textContent = `${game.game_id} · ${game.rules}`;
-    card.dataset.plies = game.plies.length;
-    const names = game.players.map((name, seat) => {
-      const colour = game.colours[seat];
-      const turn = game.to_move === seat ? " · to move" : "";
-      const clock = formatMs(game.clocks_ms[seat]);
-      return `${name}${colour ? ` (${colour})` : ""} ${clock}${turn}`;
-    });
-    card.querySelector(".player-bar.top").textContent = names[1];
-    card.querySelector(".player-bar.bottom").textContent = names[0];
-    const taken = (seat) => {
-      const colour = game.colours[seat];
-      if (!colour) return "";
-      return colour === "red" ? game.captured.black : game.captured.red;
-    };
-    drawStrip(card.querySelector(".strip.top"), taken(1));
-    drawStrip(card.querySelector(".strip.bottom"), taken(0));
-    drawBoard(card.querySelector(".board"), game.board, { last: game.last });
-    const last = game.plies.length ? game.plies[game.plies.length - 1] : "none yet";
-    card.querySelector(".plies").textContent =
-      `${game.plies.length} plies, last ${last}` + (game.problem ? ` (${game.problem})` : "");
-  }
-  for (const card of cards.values()) card.remove();
-}
-
-function drawStandings(rows) {
-  const table = $("watch-standings");
-  const fields = ["rank", "name", "games", "wins", "draws", "losses", "points", "elo"];
-  const head = document.createElement("tr");
-  for (const field of fields) {
-    const cell = document.createElement("th");
-    cell.textContent = field;
-    head.append(cell);
-  }
-  const lines = rows.map((row) => {
-    const line = document.createElement("tr");
-    for (const field of fields) {
-      const cell = document.createElement("td");
-      const value = row[field];
-      const number = typeof value === "number" && !Number.isInteger(value);
-      cell.textContent = value === null || value === undefined ? "-" : number ? value.toFixed(1) : value;
-      line.append(cell);
-    }
-    return line;
-  });
-  table.replaceChildren(head, ...lines);
+function draw(view) {
+  const drawn = games.update(view.live, picked);
+  $("watch-live").hidden = drawn === null;
+  if (drawn !== large) fitLayout(); // another game's bars, or none
+  large = drawn;
+  drawStandings($("watch-standings"), view.standings);
+  $("watch-elo-note").textContent = view.standings.length ? ELO_NOTE : "";
+  $("watch-head-to-head").textContent = view.head_to_head || "";
+  $("watch-head-to-head").hidden = !view.head_to_head;
+  drawFinished(view.finished);
+  $("watch-status").textContent =
+    `${view.live.length} game(s) being played, ${view.finished.length} finished`;
 }
 
 function drawFinished(finished) {
@@ -154,9 +115,4 @@ function drawFinished(finished) {
       return item;
     }),
   );
-}
-
-export function formatMs(ms) {
-  const seconds = Math.max(0, Math.ceil(ms / 1000));
-  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
