@@ -313,6 +313,8 @@ class EventFeed:
         if board is None:
             cut = view.model_copy(update={"plies": view.plies[:shown]})
             board = live_board(cut, withheld=withheld)
+            if withheld:
+                board["colours"] = [None, None]  # who took which colour tells a piece
             del board["seconds_since_update"]  # it would change the bytes every refresh
             board["plies_hidden"] = len(view.plies) - shown
             self._boards[key] = board
@@ -323,7 +325,7 @@ class EventFeed:
         now_live = self._scan_live()
         delay = self.facts.delay
         by_id = {record.game_id: record for record in records}
-        shown_records = [r for r in records if delay.end_shown(r.finished_at, now)]
+        shown_records = [_public(r) for r in records if delay.end_shown(r.finished_at, now)]
         shown_ids = {record.game_id for record in shown_records}
         boards: dict[str, dict[str, Any]] = {}
         running: list[dict[str, Any]] = []
@@ -510,6 +512,16 @@ class EventFeed:
             replay = json_bytes({"finished": True, "summary": finished, "replay": view})
             self._replays[key] = replay
         return replay
+
+
+def _public(record: GameRecord) -> GameRecord:
+    """A record as spectators may see it: a withheld one also without the players'
+    colours (the first flip's colour is that of a piece face down in the other game of
+    its deal) and so without its MAC."""
+    if not record.withheld:
+        return record
+    players = tuple(p.model_copy(update={"colour": None}) for p in record.players)
+    return record.model_copy(update={"players": players, "mac": None})
 
 
 def _delay_json(delay: SpectatorDelay) -> dict[str, float] | None:

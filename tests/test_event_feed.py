@@ -167,11 +167,17 @@ def test_a_game_whose_deal_has_a_game_still_to_end_shows_no_piece_it_turned_up(
     assert set(board["board"]) <= set("X-?~")  # type: ignore[index]
     assert board["plies"][:2] == ["b6(?)", "c6(?)"] and "K" not in str(board)  # type: ignore[index]
     assert board["captured"] == {"red": "", "black": ""}  # type: ignore[index]
+    assert board["colours"] == [None, None]  # type: ignore[index]  # b6's piece was red
     assert board["problem"] is None  # type: ignore[index]
     other = finished[1].model_copy(update={"game_id": "g10", "deal": "9"})
     save_game(event.run, withhold(other))  # the deal's other game ends
+    event.feed.invalidate()
+    record = event.client.get("/api/event/games/g10/record.json").json()
+    assert record["withheld"] and [p["colour"] for p in record["players"]] == [None, None]
+    assert record.get("mac") is None and record.get("layout") is None
     board = event.get("/api/event/games/g9")["board"]
     assert board["withheld"] is False and board["plies"][0] == "b6(K)"  # type: ignore[index]
+    assert board["colours"] == ["red", "black"]  # type: ignore[index]
     assert board["board"][22] == "-" and board["captured"]["black"] == "g"  # type: ignore[index]
     assert board["board"][21] == "K" and board["problem"] is None  # type: ignore[index]
 
