@@ -160,8 +160,8 @@ class EventFeed:
         """Records by file name: the file's mtime and the record."""
         self._live: dict[str, tuple[int, LiveGame]] = {}
         """The last live view seen of each game, by game id, with its file's mtime."""
-        self._boards: dict[tuple[str, int], dict[str, Any]] = {}
-        """Boards of games being played, by game id and plies shown."""
+        self._boards: dict[tuple[str, int, int, bool], dict[str, Any]] = {}
+        """Boards of games being played, by game id, plies shown and played, withheld."""
         self._standings: tuple[tuple[str, ...], Standings] | None = None
         self._replays: dict[tuple[str, int], bytes] = {}
         self._views = _Views()
@@ -308,7 +308,7 @@ class EventFeed:
         return now_live
 
     def _board(self, view: LiveGame, shown: int, withheld: bool) -> dict[str, Any]:
-        key = (view.game_id, shown * 2 + int(withheld))
+        key = (view.game_id, shown, len(view.plies), withheld)
         board = self._boards.get(key)
         if board is None:
             cut = view.model_copy(update={"plies": view.plies[:shown]})
