@@ -26,6 +26,7 @@ from referee.storage import GAMES_DIR
 from referee.withheld import withhold_plies
 
 from .board_view import add_taken, board_letters, no_captures, taken_piece
+from .match_line import match_line
 from .replay_view import ReplayView, replay_of_record
 
 RUN_MARKERS: Final = (GAMES_DIR, LIVE_DIR, "tournament.json", "match.json")
@@ -117,17 +118,15 @@ class RecordCache:
 
 
 def watch_view(folder: Path, cache: RecordCache) -> dict[str, Any]:
-    """The games being played (by their live views), the finished games and the
-    standings of a run folder."""
-    finished = []
-    done: set[str] = set()
+    """The games being played (by their live views), the finished games, the standings
+    of a run folder, and a match's head-to-head line."""
+    records = []
     for path in sorted((folder / GAMES_DIR).glob("*.json")):
         try:
-            record = cache.get(path)
+            records.append(cache.get(path))
         except (InputError, OSError):
             continue
-        done.add(record.game_id)
-        finished.append(game_summary(record))
+    done = {record.game_id for record in records}
     live = []
     for path in sorted((folder / LIVE_DIR).glob("*.json")):
         try:
@@ -136,7 +135,12 @@ def watch_view(folder: Path, cache: RecordCache) -> dict[str, Any]:
             continue  # being replaced, or not a live view
         if view.game_id not in done:
             live.append(live_board(view))
-    return {"live": live, "finished": finished, "standings": _standings(folder)}
+    return {
+        "live": live,
+        "finished": [game_summary(record) for record in records],
+        "standings": _standings(folder),
+        "head_to_head": match_line(folder, records),
+    }
 
 
 def game_summary(record: GameRecord) -> dict[str, Any]:

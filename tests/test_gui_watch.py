@@ -24,6 +24,7 @@ pytest.importorskip("httpx2", reason="the GUI tests need: pip install -e '.[test
 from gui_helpers import HEADERS, builtin_loop, gui_config
 from in_process_engines import engine_spec, in_process
 from referee_fakes import play
+from spectator_data import LONG_NAME, play_match
 from starlette.testclient import TestClient
 
 from banqi_gui.app import create_app
@@ -144,6 +145,26 @@ def test_watch_shows_live_games_finished_games_and_standings(
     assert client.get("/api/runs/nope/watch").status_code == 404
     assert client.get("/api/runs/..%2F..%2Fetc/watch").status_code == 404
     assert client.get("/api/runs/t1/games/..%2F..%2Fsecret").status_code == 404
+
+
+def test_a_match_swept_shows_its_rating_and_the_match_summary_s_infinite_elo(
+    client: TestClient, tmp_path: Path
+) -> None:
+    """A clean sweep: the standings' rating stays finite (two virtual draws an engine), and
+    the head-to-head line reads as ``banqi match`` prints it, Elo +inf."""
+    records = play_match(tmp_path / "runs" / "m1")
+    assert all(record.winner == seat_of(record, LONG_NAME) for record in records)
+    view = client.get("/api/runs/m1/watch").json()
+    assert [row["elo"] for row in view["standings"]] == pytest.approx([95.424, -95.424], abs=1e-3)
+    assert view["head_to_head"].startswith(
+        f"{LONG_NAME} vs random: 2 games, W-D-L 2-0-0, Elo +inf, LOS 92.1%; 1 pair"
+    )
+    save_game(tmp_path / "runs" / "t1", records[0])  # not a match: no such line
+    assert client.get("/api/runs/t1/watch").json()["head_to_head"] is None
+
+
+def seat_of(record: GameRecord, name: str) -> int:
+    return [player.name for player in record.players].index(name)
 
 
 def test_a_live_game_shows_moves_onto_face_down_pieces(client: TestClient, tmp_path: Path) -> None:

@@ -114,6 +114,10 @@ def test_the_watched_game_is_large_and_names_clocks_and_standings_whole(
     cells = whole(driver, "#watch-standings th, #watch-standings td")
     headers = [cell["text"] for cell in cells[:10]]
     assert headers == ["#", "Engine", "G", "W", "D", "L", "Pts", "Score", "Elo", "±"]
+    elo = [c["text"] for c in whole(driver, "#watch-standings td.elo")]
+    assert elo[0::2] == ["+95.4", "-95.4"]  # the rating, as the report prints it
+    summary = driver.find_element(By.ID, "watch-head-to-head").text  # as the match printed it
+    assert summary.startswith(f"{LONG_NAME} vs random: 2 games, W-D-L 2-0-0, Elo +inf")
     box = driver.execute_script(
         """const box = document.getElementById('watch-standings').parentElement;
         const at = box.getBoundingClientRect();
