@@ -12,8 +12,8 @@ reveals a piece only when it is flipped.
 - ``play_view``: what the page is sent of a game: no face-down piece, ever.
 - ``sessions``: the play sessions a server holds.
 - ``board_view``: a position as the page sees it: squares, legal actions, captured pieces.
-- ``watch``: run folders as the watch page sees them: live games, finished games, standings;
-  ``match_line``: a match's head-to-head line, as ``banqi match`` prints it.
+- ``watch``: run folders as the watch page sees them: live games, finished games, standings.
+- ``match_line``: a match's head-to-head line, as ``banqi match`` prints it.
 - ``replay_view``: a record ply by ply, the ending, the layout.
 - ``event_feed``: an arena's event as its spectators (behind the delay, nothing hidden) and
   its organiser see it, built from its run folder; ``event_routes``: its pages on
