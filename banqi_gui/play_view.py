@@ -2,17 +2,21 @@
 
 No face-down piece is ever in it: the board shows them as ``X``, flips and moves onto
 face-down pieces in the plies show only what was turned up, and the layout comes only
-once the game is over.
+once the game is over. Each ply says what it was (the piece that moved or was flipped, the
+piece it took), so that the page can say every ply in words, however many arrive at once.
 """
 
 import time
 from dataclasses import dataclass
 from typing import Any, Final
 
+from typing_extensions import TypedDict  # pydantic needs it before Python 3.12
+
 from banqi_engine.game import Game
 from banqi_engine.moves import move_from, move_to
 from banqi_engine.notation import parse_ply
-from banqi_engine.pieces import COLOUR_NAMES, SQUARE_LETTERS, UNDECIDED
+from banqi_engine.pieces import COLOUR_NAMES, PIECE_LETTERS, SQUARE_LETTERS, UNDECIDED, is_piece
+from banqi_engine.rules import RuleSet
 from banqi_engine.squares import square_name
 from referee.game_loop import GameLoop
 from referee.reasons import Reason
@@ -59,6 +63,7 @@ def session_view(loop: GameLoop, facts: SessionFacts) -> dict[str, Any]:
     """The public state of a play session's game."""
     over = loop.end
     person_on_move = over is None and loop.mover in facts.persons
+    plies, strips = replayed(loop.plies, loop.setup.rules)
     side = loop.game.side
     choice = facts.engine
     return {
@@ -81,10 +86,10 @@ def session_view(loop: GameLoop, facts: SessionFacts) -> dict[str, Any]:
         "board": board_letters(loop.game.position),
         "to_move": None if over is not None else loop.mover,
         "side": None if side == UNDECIDED or over is not None else COLOUR_NAMES[side],
-        "plies": [{"player": ply.player, "move": ply.move} for ply in loop.plies],
+        "plies": plies,
         "last": _last(loop.plies),
         "legal": legal_actions(loop.game) if person_on_move else {},
-        "captured": captured(loop.plies, loop.game),
+        "captured": strips,
         "clocks": _clocks(loop, facts.settings),
         "move_time": loop.setup.time_control.move_time,
         "thinking": over is None and loop.mover not in facts.persons,
@@ -101,15 +106,36 @@ def session_view(loop: GameLoop, facts: SessionFacts) -> dict[str, Any]:
     }
 
 
-def captured(plies: list[PlyRecord], game: Game) -> Captured:
-    """The pieces each side has lost, replayed from the plies."""
-    replay = Game(game.rules, play_past_end=True)
+class PlyView(TypedDict):
+    """A ply as the page is sent it: who played it, its text, and what it was."""
+
+    player: int
+    move: str
+    piece: str | None
+    """The letter of the piece that moved, or of the piece a flip turned up."""
+    took: str | None
+    """The letter of the piece it captured, if it captured one (also one a move onto a
+    face-down piece turned up and took)."""
+
+
+def replayed(plies: list[PlyRecord], rules: RuleSet) -> tuple[list[PlyView], Captured]:
+    """Each ply with what it was, and the pieces each side has lost, replayed from the
+    plies."""
+    replay = Game(rules, play_past_end=True)
     strips = no_captures()
+    views: list[PlyView] = []
     for ply in plies:
         parsed = parse_ply(ply.move)
-        strips = add_taken(strips, taken_piece(replay.position, parsed, game.rules))
+        took = taken_piece(replay.position, parsed, rules)
+        state = replay.position.board[move_from(parsed.move)]
+        if parsed.is_flip:
+            piece = None if parsed.piece is None else PIECE_LETTERS[parsed.piece]
+        else:
+            piece = PIECE_LETTERS[state] if is_piece(state) else None
+        views.append(PlyView(player=ply.player, move=ply.move, piece=piece, took=took))
+        strips = add_taken(strips, took)
         replay.play_ply(parsed)
-    return strips
+    return views, strips
 
 
 def _last(plies: list[PlyRecord]) -> dict[str, str] | None:

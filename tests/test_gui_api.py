@@ -26,7 +26,7 @@ from banqi_engine.rules import PRESETS, takes_revealed
 from banqi_gui.app import create_app
 from banqi_gui.board_view import action_kind, legal_actions, taken_piece
 from banqi_gui.play_settings import UNTIMED_ENGINE_MOVE_TIME
-from banqi_gui.play_view import NO_UNDO_PAST_A_FLIP
+from banqi_gui.play_view import NO_UNDO_PAST_A_FLIP, replayed
 from protocol.connection import EngineConnection
 from protocol.engine_loop import DctpEngine
 from protocol.errors import EngineStartError
@@ -35,7 +35,7 @@ from protocol.messages import Reply
 from referee.deals import layout_from_secret
 from referee.engine_spec import EngineSpec
 from referee.engine_start import in_process_engines
-from referee.record import GameRecord
+from referee.record import GameRecord, PlyRecord
 from referee.replay import replay_game_record
 from referee.text_record import format_text_record, parse_text_record
 from referee.withheld import withhold
@@ -478,3 +478,18 @@ def test_an_untimed_game_gives_the_engine_a_limit_a_move_and_the_person_none(
         assert [player["move_time"] for player in timed["players"]] == [None, None]
         lines = [line.split()[1:] for line, _ in heard]
         assert lines[lines.index(["genmove", "unknown"]) - 1][0] != "time_left"
+
+
+def test_each_ply_says_which_piece_moved_or_turned_up_and_what_it_took() -> None:
+    moves = ["a1(K)", "a2(g)", "a1-a2", "b2(r)", "a2-a3(p)", "b2-b3(P)"]
+    plies = [PlyRecord(player=n % 2, move=m, ms=0, clocks_ms=(0, 0)) for n, m in enumerate(moves)]
+    views, strips = replayed(plies, FORUM)
+    assert [(view["piece"], view["took"]) for view in views] == [
+        ("K", None),  # a flip: the piece it turned up
+        ("g", None),
+        ("K", "g"),  # a capture
+        ("r", None),
+        ("K", None),  # onto a face-down Pawn a King may not take: it stays
+        ("r", "P"),  # onto a face-down Pawn a Chariot takes
+    ]
+    assert strips == {"red": "P", "black": "g"}

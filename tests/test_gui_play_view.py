@@ -1,8 +1,9 @@
 """The play view in a real browser (headless Chromium by Selenium): its game kept while the
 page shows it and ended once the page is left, a new game past the server's limit refused
-in words, an engine's thinking time counted."""
+in words, an engine's thinking time counted, every ply said with what it was."""
 
 import json
+import random
 import time
 import urllib.error
 import urllib.request
@@ -12,8 +13,9 @@ from typing import Any
 
 import browser_page as page
 import pytest
-from gui_helpers import HEADERS, builtin_loop
+from gui_helpers import HEADERS, builtin_loop, in_process_builtins
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select
 
 from banqi_gui.play_settings import UNTIMED_ENGINE_MOVE_TIME
 from banqi_gui.sessions import SessionLimits
@@ -125,5 +127,73 @@ def test_an_engine_thinking_shows_its_seconds_and_untimed_has_a_limit_a_move(
         assert all(seen)
         page.wait(driver, lambda d: page.my_turn(d))
         assert driver.find_element("css selector", turn).text == ""
+    finally:
+        server.stop()
+
+
+NAMES = {"K": "King", "G": "Guard", "M": "Minister", "R": "Chariot", "N": "Horse"}
+NAMES |= {"C": "Cannon", "P": "Pawn"}
+
+
+def title(letter: str) -> str:
+    """A piece as the page names it: ``black Pawn``."""
+    return f"{'red' if letter.isupper() else 'black'} {NAMES[letter.upper()]}"
+
+
+def said(ply: dict[str, Any]) -> str:
+    """What the live region must say of a ply (of an engine's or the person's)."""
+    square = ply["move"][:2]
+    if len(ply["move"].split("(")[0]) == 2:
+        return f"flipped {square}, {title(ply['piece'])}"
+    to = ply["move"][3:5]
+    if ply["took"]:
+        return f"{title(ply['piece'])} {square} takes {title(ply['took'])} on {to}"
+    return f"{title(ply['piece'])} {square} to {to}"
+
+
+WITH_THE_REPLY = """
+const real = window.fetch;
+window.fetch = async (url, options) => {  // a state arrives with the engine's reply in it
+  const answer = await real(url, options);
+  if (!String(url).startsWith('/api/games/') || !answer.ok) return answer;
+  let view = await answer.json();
+  while (view.thinking && !view.over) {
+    view = await (await real(`/api/games/${view.id}?since=${view.version}`)).json();
+  }
+  return new Response(JSON.stringify(view), {headers: {'Content-Type': 'application/json'}});
+};
+window.spoken = [];
+const region = document.getElementById('play-announce');
+new MutationObserver(() => window.spoken.push(region.textContent))
+  .observe(region, {childList: true, characterData: true, subtree: true});
+"""
+
+
+def test_every_ply_is_said_with_what_it_took_also_when_two_arrive_at_once(
+    browser: WebDriver, tmp_path: Path
+) -> None:
+    driver = browser
+    server = page.Server(tmp_path, factory=in_process_builtins())
+    try:
+        driver.get(server.url)
+        page.wait(driver, lambda d: "to move" in page.status(d))
+        Select(driver.find_element("id", "engine")).select_by_value("level-1")  # greedy
+        Select(driver.find_element("id", "rules")).select_by_value("casual")
+        driver.execute_script(WITH_THE_REPLY)
+        first = page.game_id(driver)
+        driver.find_element("id", "new-game").click()
+        page.wait(driver, lambda d: page.game_id(d) != first and page.my_turn(d))
+        choose = random.Random(6)
+        engine_took = 0
+        while engine_took < 2 and not page.game_over(driver):
+            before = len(page.page_state(driver)["plies"])
+            page.play_one(driver, choose)
+            plies = page.page_state(driver)["plies"][before:]
+            (words,) = driver.execute_script("return window.spoken.splice(0)")
+            for ply in plies:
+                assert said(ply) in words, (ply, words)
+            assert words.startswith("you: ") and "level-1: " in words
+            engine_took += sum(1 for ply in plies if ply["player"] == 1 and ply["took"])
+        assert engine_took == 2
     finally:
         server.stop()

@@ -4,7 +4,7 @@
 
 import { call, say } from "./api.js";
 import {
-  animatePly, drawBoard, drawStrip, isReveal, moveSquares, pieceTitle, plyWords, SQUARES,
+  animatePly, drawBoard, drawStrip, isReveal, moveSquares, pieceTitle, SQUARES,
 } from "./board.js";
 import { fitLayout } from "./layout.js";
 import { countGame, drawTally } from "./tally.js";
@@ -312,7 +312,7 @@ function render() {
     ...state.plies.map((ply) => {
       const item = document.createElement("li");
       item.textContent = `${state.players[ply.player].name}: ${ply.move}`;
-      item.title = plyWords(ply.move, state.board);
+      item.title = plySpeech(ply);
       return item;
     }),
   );
@@ -334,25 +334,28 @@ function announce(previous, view) {
     const back = previous.plies.length - view.plies.length;
     words.push(`took back ${back} ${back === 1 ? "ply" : "plies"}`);
   }
-  // The board before a ply is known for the first new one only (a view holds the board
-  // after all of them), so later ones are said without what they took.
-  view.plies.slice(previous.plies.length).forEach((ply, index) => {
-    const before = index === 0 ? previous.board : null;
-    words.push(`${view.players[ply.player].name}: ${plySpeech(ply.move, before, view.board)}`);
-  });
+  // Every new ply, however many arrive at once (a fast engine's reply comes with the
+  // person's own), each as what it was: the server says which piece moved and what it took.
+  for (const ply of view.plies.slice(previous.plies.length)) {
+    words.push(`${view.players[ply.player].name}: ${plySpeech(ply)}`);
+  }
   if (view.over && !previous.over) words.push(`${view.over.headline} — ${view.over.why}`);
   if (words.length) $("play-announce").textContent = `${words.join(". ")}.`;
 }
 
-function plySpeech(move, before, after) {
-  const { from, to } = moveSquares(move);
-  const at = (board, square) => board[SQUARES.indexOf(square)];
-  const shown = (move.match(/\((.)\)$/) || [])[1];
-  if (from === to) return `flipped ${to}, ${shown ? pieceTitle(shown) : "face up"}`;
-  const mover = before ? `${pieceTitle(at(before, from))} ` : "";
-  if (isReveal(move)) return `${mover}${from} ${plyWords(move, after).split(": ")[1]}`;
-  const there = before && at(before, to);
-  if (there && there !== "-") return `${mover}${from} takes ${pieceTitle(there)} on ${to}`;
+// A ply in words: "flipped c4, black Cannon", "red Horse b2 takes black Pawn on b3",
+// "red Chariot a2 onto the face-down piece on a3: black Pawn, took it".
+function plySpeech(ply) {
+  const { from, to } = moveSquares(ply.move);
+  const shown = (ply.move.match(/\((.)\)$/) || [])[1];
+  if (from === to) return `flipped ${to}, ${ply.piece ? pieceTitle(ply.piece) : "face up"}`;
+  const mover = ply.piece ? `${pieceTitle(ply.piece)} ` : "";
+  if (isReveal(ply.move)) {
+    const found = shown && shown !== "?" ? pieceTitle(shown) : "not told";
+    return `${mover}${from} onto the face-down piece on ${to}: ${found}, ${
+      ply.took ? "took it" : "stayed"}`;
+  }
+  if (ply.took) return `${mover}${from} takes ${pieceTitle(ply.took)} on ${to}`;
   return `${mover}${from} to ${to}`;
 }
 
