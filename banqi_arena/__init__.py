@@ -10,4 +10,9 @@
   pages are told of its connections.
 - ``server_app``: the Starlette WebSocket route and the event's pages, served by uvicorn.
 - ``relay``: the participant's side, relaying an engine on its machine.
+- ``bench_event``: ``banqi bench arena``'s events: the real server, a swarm of relays,
+  spectators, and what it cost.
+- ``bench_swarm``: the bench's remote entrants, relays in one process.
+- ``bench_spectators``: the bench's spectators, in a process of their own.
+- ``bench_figures``: the bench's figures (its ``--json``).
 """

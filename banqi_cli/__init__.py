@@ -37,4 +37,6 @@ Nothing imports this package; it imports them all.
 - ``bench_endgame``: ``banqi bench endgame``, endgame table builds.
 - ``bench_face_up``: ``banqi bench face-up``, the face-up moves of a run searched again.
 - ``bench_referee``: ``banqi bench referee``, the referee's cost per ply.
+- ``bench_arena``: ``banqi bench arena``, an event of remote entrants under load (the
+  ``arena`` extra).
 """

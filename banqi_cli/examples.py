@@ -69,6 +69,10 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "bench endgame": ("banqi bench endgame --material KPvG --material KCvGP",),
     "bench face-up": ("banqi bench face-up runs/j10 --engine banqi-engine --stride 8",),
     "bench referee": ("banqi bench referee --games 20 --concurrency 2",),
+    "bench arena": (
+        "banqi bench arena --seconds 60         # 64 relays, 32 games at once",
+        "banqi bench arena --spectators 200 --flood --slow-readers --relay-storm --json a.json",
+    ),
 }
 """Each command's examples, by its name under ``banqi`` (``bench search`` for a
 subcommand), each line as typed with an optional ``# comment``."""

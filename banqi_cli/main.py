@@ -6,6 +6,7 @@ import click
 
 from banqi_common.version import VERSION
 
+from .bench_arena import bench_arena_command
 from .bench_endgame import bench_endgame_command
 from .bench_face_up import bench_face_up_command
 from .bench_referee import bench_referee_command
@@ -52,6 +53,7 @@ bench.add_command(bench_referee_command)
 bench.add_command(bench_strength_command)
 bench.add_command(bench_endgame_command)
 bench.add_command(bench_face_up_command)
+bench.add_command(bench_arena_command)
 cli.add_command(match_command)
 cli.add_command(check_command)
 cli.add_command(new_engine_command)

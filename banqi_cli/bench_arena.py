@@ -1,0 +1,213 @@
+"""``banqi bench arena``: an event of remote entrants on loopback, what the server costs,
+and whether spectators, floods, slow readers or a relay storm change the games' clocks."""
+
+from pathlib import Path
+from typing import Final
+
+import click
+from click.core import ParameterSource
+
+from banqi_arena.bench_figures import ArenaBench, Load, RunFigures, Spread
+from banqi_common.errors import InputError
+from banqi_engine.rules import RuleSet
+from referee.timecontrol import TimeControl
+
+from . import output
+from .game_options import rules_option
+from .param_types import FiniteFloatRange, path_option, shown_option
+
+DEFAULT_SPECTATORS: Final = 200
+"""Spectators of a flood or of slow readers when --spectators gives none."""
+ENGINES: Final = {"random": 0, "greedy": 1}
+NEEDS_ARENA: Final = "banqi bench arena needs the arena: pip install 'banqi[arena]'"
+
+
+def _spread(spread: Spread | None, signed: bool = False) -> str:
+    """``median / p99 / max`` of a Spread, in ms; a dash for none."""
+    if spread is None:
+        return "-"
+    shown = "{:+.1f}" if signed else "{:.1f}"
+    return " / ".join(shown.format(value) for value in (spread.median, spread.p99, spread.max))
+
+
+def _difference(figures: RunFigures, quiet: RunFigures) -> str:
+    """The overcharge's median, p99 and max less the quiet event's."""
+    mine, theirs = figures.overcharge_ms, quiet.overcharge_ms
+    if mine is None or theirs is None:
+        return ""
+    apart = Spread(
+        count=mine.count,
+        median=mine.median - theirs.median,
+        p99=mine.p99 - theirs.p99,
+        max=mine.max - theirs.max,
+    )
+    return f"  ({_spread(apart, signed=True)} against quiet)"
+
+
+HEADER: Final = (
+    f"{'load':<13} {'games':>5} {'plies':>7} {'plies/s':>7} {'CPU/ply':>8} {'peak RSS':>9}  "
+    f"{'turnaround ms':<20} overcharge ms"
+)
+
+
+def _run_line(figures: RunFigures, quiet: RunFigures) -> str:
+    """One event's line: games, the server's cost, its turnaround and the overcharge."""
+    rate = figures.plies / figures.wall_seconds if figures.wall_seconds else 0.0
+    line = (
+        f"{figures.load.value:<13} {figures.games:>5} {figures.plies:>7,} {rate:>7,.0f} "
+        f"{figures.server_ms_per_ply:>5.2f} ms {figures.peak_rss_mib:>5.0f} MiB  "
+        f"{_spread(figures.turnaround_ms):<20} {_spread(figures.overcharge_ms)}"
+    )
+    if figures.load is not Load.QUIET:
+        line += _difference(figures, quiet)
+    if figures.relay_drops:
+        line += f"; {figures.relay_drops} drops, {figures.relay_connects} connections"
+    return line
+
+
+def _spectator_lines(figures: RunFigures) -> list[str]:
+    """What the spectators of an event asked, by kind, and how fast they were answered."""
+    watched = figures.spectators
+    if watched is None:
+        return []
+    lines = [f"  {figures.load.value}: {watched.spectators} spectators for {watched.seconds:.0f}s"]
+    for kind, asked in watched.kinds.items():
+        rate = asked.requests / watched.seconds if watched.seconds else 0.0
+        statuses = ", ".join(
+            f"HTTP {status}: {count:,}" for status, count in asked.statuses.items()
+        )
+        lines.append(
+            f"    {kind:<9} {asked.requests:>8,} answers ({rate:,.0f}/s; {statuses or 'none'}), "
+            f"{asked.failed} failed, latency ms {_spread(asked.latency_ms)}"
+        )
+    return lines
+
+
+@click.command("arena")
+@shown_option(
+    "--entrants", type=click.IntRange(2, 64), default=64, help="Remote entrants (a round-robin)."
+)
+@shown_option(
+    "--games-at-once", type=click.IntRange(1, 64), default=32, help="Games played at once."
+)
+@click.option(
+    "--games",
+    type=click.IntRange(1, 1_000_000),
+    default=None,
+    help="Games each event starts, at most (then the organiser pauses it and the games being "
+    "played end).",
+)
+@shown_option(
+    "--seconds",
+    type=FiniteFloatRange(1, 3600),
+    default=60.0,
+    help="Seconds each event starts games for (without --games; with it, only if given).",
+)
+@shown_option(
+    "--time", "side_seconds", type=FiniteFloatRange(0.1, 600), default=2.0, help="Seconds a side."
+)
+@shown_option(
+    "--increment", type=FiniteFloatRange(0, 60), default=0.0, help="Seconds added a move."
+)
+@rules_option
+@shown_option(
+    "--engine",
+    type=click.Choice(list(ENGINES)),
+    default="random",
+    help="The relays' engine (answered in the relays' process).",
+)
+@shown_option(
+    "--spectators",
+    type=click.IntRange(0, 10_000),
+    default=0,
+    help="Spectators polling the event's web API: plays the event again with them.",
+)
+@click.option("--flood", is_flag=True, help="Play it again under a spectator flood.")
+@click.option(
+    "--slow-readers", is_flag=True, help="Play it again with spectators that read slowly."
+)
+@click.option(
+    "--relay-storm", is_flag=True, help="Play it again with half the relays dropping often."
+)
+@path_option("--json", "json_file", help="Write the figures to this JSON file.")
+@click.pass_context
+def bench_arena_command(
+    ctx: click.Context,
+    entrants: int,
+    games_at_once: int,
+    games: int | None,
+    seconds: float,
+    side_seconds: float,
+    increment: float,
+    rules: RuleSet,
+    engine: str,
+    spectators: int,
+    flood: bool,
+    slow_readers: bool,
+    relay_storm: bool,
+    json_file: Path | None,
+) -> None:
+    """Hold an event of remote entrants on loopback and measure the server.
+
+    The real 'banqi serve' runs as its own process; the entrants are relays in one
+    process (the arena's wire protocol over a WebSocket each) answering with a small fast
+    engine, so that the server has the machine. Each event is quiet first, then again for
+    each load asked: spectators, a flood of them, slow readers, a relay storm. Printed for
+    each: games and plies, the server's CPU a ply, its peak memory, its turnaround (a move
+    sent to its next frame of that game) and the overcharge: the time each ply was charged
+    beyond what the relay's engine took. Exit status 0 only if every event ran: every game
+    ended on the board and no relay had an error.
+    """
+    try:
+        import uvicorn  # noqa: F401
+        import websockets  # noqa: F401
+    except ImportError:
+        output.fail(InputError(NEEDS_ARENA))
+    from banqi_arena.bench_event import EventError, EventPlan, play_bench
+
+    given = ctx.get_parameter_source("seconds") == ParameterSource.COMMANDLINE
+    loads = [Load.QUIET]
+    loads += [Load.SPECTATORS] if spectators else []
+    loads += [Load.FLOOD] if flood else []
+    loads += [Load.SLOW_READERS] if slow_readers else []
+    loads += [Load.RELAY_STORM] if relay_storm else []
+    plan = EventPlan(
+        entrants=entrants,
+        games_at_once=games_at_once,
+        games=games,
+        seconds=seconds if games is None or given else None,
+        time_control=TimeControl(time=side_seconds, increment=increment),
+        rules=rules,
+        level=ENGINES[engine],
+        spectators=spectators or DEFAULT_SPECTATORS,
+    )
+    click.echo(
+        f"arena: {entrants} remote entrants (relays of {engine} engines), {games_at_once} games "
+        f"at once, {plan.time_control.describe()} a side, {rules.name} rules"
+    )
+    click.echo(HEADER)
+    shown: list[RunFigures] = []
+
+    def ran(figures: RunFigures) -> None:
+        click.echo(_run_line(figures, shown[0] if shown else figures))
+        shown.append(figures)
+
+    try:
+        bench: ArenaBench = output.run_job(
+            lambda: play_bench(plan, loads, engine, ran),
+            lambda: output.interrupted("interrupted: the event's server is stopped"),
+        )
+    except (EventError, RuntimeError) as error:
+        output.fail(error)
+    for figures in bench.runs:
+        for line in _spectator_lines(figures):
+            click.echo(line)
+    if json_file is not None:
+        try:
+            json_file.write_text(bench.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        except OSError as error:
+            output.fail(InputError(f"cannot write {json_file}: {error.strerror}"))
+    problems = [f"{run.load.value}: {problem}" for run in bench.runs for problem in run.problems]
+    if problems:
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        output.fail(InputError("the event did not run cleanly: " + "; ".join(problems[:5]) + more))
