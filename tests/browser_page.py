@@ -25,6 +25,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
+from starlette.types import ASGIApp
 
 from banqi_common.sockets import listen
 from banqi_gui.app import create_app
@@ -69,24 +70,14 @@ def open_browser() -> Iterator[WebDriver]:
     driver.quit()
 
 
-class Server:
-    """The app served by uvicorn in a thread, on a free port (its games held by
-    ``limits``, the server's own by default; engines started as processes unless a
-    ``factory`` is given)."""
+class Served:
+    """An ASGI app served by uvicorn in a thread, on a free loopback port (at ``base``)."""
 
-    def __init__(
-        self,
-        tmp_path: Path,
-        limits: SessionLimits | None = None,
-        factory: EngineFactory = start_engine_process,
-    ) -> None:
-        config = gui_config(tmp_path, factory)
-        if limits is not None:
-            config = replace(config, limits=limits)
+    def __init__(self, app: ASGIApp) -> None:
         sock = listen("127.0.0.1", 0)
-        self.url = address(sock, TOKEN, "")
-        self.base = self.url.split("/?")[0]
-        self.server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning"))
+        self.sock = sock
+        self.base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]})
         self.thread.start()
         deadline = time.monotonic() + 10
@@ -97,6 +88,23 @@ class Server:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(10)
+
+
+class Server(Served):
+    """The board's app served (its games held by ``limits``, the server's own by default;
+    engines started as processes unless a ``factory`` is given); ``url`` carries its token."""
+
+    def __init__(
+        self,
+        tmp_path: Path,
+        limits: SessionLimits | None = None,
+        factory: EngineFactory = start_engine_process,
+    ) -> None:
+        config = gui_config(tmp_path, factory)
+        if limits is not None:
+            config = replace(config, limits=limits)
+        super().__init__(create_app(config))
+        self.url = address(self.sock, TOKEN, "")
 
 
 def wait(driver: WebDriver, what: Callable[[WebDriver], Any], seconds: float = 15) -> Any:

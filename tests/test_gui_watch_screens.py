@@ -5,14 +5,14 @@ a phone, never clipped), and the replay's controls in view without scrolling."""
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 import browser_page as page
 import pytest
+from screen_checks import in_view, square_side, whole
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from spectator_data import LONG_NAME, play_match, write_live_games
-from test_gui_screens import page_size, rects, set_viewport
+from test_gui_screens import page_size, set_viewport
 from test_gui_screens import screen as screen  # the fixture
 
 from referee.record import GameRecord
@@ -38,56 +38,6 @@ def run(tmp_path: Path, played: tuple[Path, list[GameRecord]]) -> list[str]:
     copy = tmp_path / "runs" / "m1"
     shutil.copytree(folder, copy)
     return write_live_games(copy, records, 5)
-
-
-CLIPPED = """
-const [selector] = arguments;
-const out = [];
-for (const element of document.querySelectorAll(selector)) {
-  if (!element.getClientRects().length) continue;  // not shown
-  const box = element.getBoundingClientRect();
-  const cut = element.scrollWidth > element.clientWidth + 1
-    || getComputedStyle(element).textOverflow === 'ellipsis' && element.scrollWidth > box.width;
-  let clipped = false;
-  for (let up = element.parentElement; up; up = up.parentElement) {
-    const style = getComputedStyle(up);
-    if (style.overflowX === 'visible') continue;
-    const room = up.getBoundingClientRect();
-    const scrolls = style.overflowX === 'auto' || style.overflowX === 'scroll';
-    if (!scrolls && (box.right > room.right + 1 || box.left < room.left - 1)) clipped = true;
-    break;
-  }
-  out.push({text: element.textContent, cut, clipped, left: box.left, right: box.right});
-}
-return out;
-"""
-"""Every element shown that ``selector`` finds: its text, whether it is cut (its own box
-narrower than its text) or clipped (by the nearest ancestor that clips and does not
-scroll), and where it is across the screen."""
-
-
-def whole(driver: WebDriver, selector: str) -> list[dict[str, Any]]:
-    """The elements ``selector`` finds, each checked to be shown whole: neither cut nor
-    clipped (a box that scrolls sideways may hold it out of view)."""
-    found: list[dict[str, Any]] = driver.execute_script(CLIPPED, selector)
-    assert found, f"nothing shown for {selector}"
-    for item in found:
-        assert not item["cut"] and not item["clipped"], (selector, item)
-    return found
-
-
-def in_view(driver: WebDriver, ids: tuple[str, ...], width: int, height: int) -> None:
-    for name, (left, top, right, bottom) in rects(driver, ids).items():
-        assert left >= 0 and top >= 0 and right <= width and bottom <= height, (name, width)
-
-
-def square_side(driver: WebDriver, board: str) -> float:
-    side: float = driver.execute_script(
-        "return document.querySelector(arguments[0] + ' [data-square]')"
-        ".getBoundingClientRect().width",
-        board,
-    )
-    return side
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES, ids=IDS)

@@ -59,12 +59,11 @@ export class ReplayView {
     table.append(controls, this.slider, this.status);
     this.result = element("p", { id: "replay-result" });
     this.reason = element("p", { className: "small", id: "replay-reason" });
-    this.records = element("p", { className: "small", id: "replay-records", hidden: "" });
     this.note = element("p", { className: "small", id: "replay-layout-note" });
     this.layout = element("div", { className: "board mini", id: "replay-layout" });
     this.end = element(
       "div", { className: "end", id: "replay-end", hidden: "" },
-      this.result, this.reason, this.records, this.note, this.layout,
+      this.result, this.reason, this.note, this.layout,
     );
     this.moves = element("ol", { className: "moves", id: "replay-moves" });
     root.replaceChildren(table, element("aside", {}, this.end, this.moves));
@@ -94,8 +93,8 @@ export class ReplayView {
     });
   }
 
-  // Show a replay from its start; ``records``: {json, txt} addresses of its record files.
-  load(view, records = null) {
+  // Show a replay at ply ``start`` (Infinity: its end).
+  load(view, start = 0) {
     this.replay = view;
     this.stopAutoplay();
     const last = view.frames.length - 1;
@@ -110,14 +109,7 @@ export class ReplayView {
         return item;
       }),
     );
-    this.records.hidden = !records;
-    if (records) {
-      const link = (href, words) => element("a", { href, download: "" }, words);
-      this.records.replaceChildren(
-        "Record: ", link(records.json, "JSON"), " · ", link(records.txt, "text"),
-      );
-    }
-    this.go(0);
+    this.go(start);
     if (this.table.offsetParent !== null) fitLayout(); // its bars' height, its names'
   }
 
