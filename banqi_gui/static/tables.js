@@ -20,7 +20,8 @@ export function link(href, words, attributes = {}) {
 }
 
 // ``headers``: the column titles; ``rows``: lists of cells (a string, a number, a Node or a
-// list of them). The first cell of a row heads it.
+// list of them). The first cell of a row heads it. Cells that are the same as before are
+// kept, so that a button is not replaced under the pointer by an update that left it be.
 export function fillTable(table, headers, rows) {
   const head = document.createElement("thead");
   const line = document.createElement("tr");
@@ -44,5 +45,30 @@ export function fillTable(table, headers, rows) {
     });
     body.append(tr);
   }
-  table.replaceChildren(head, body);
+  keepSame(table, head, body);
+}
+
+function keepSame(table, head, body) {
+  const [oldHead, oldBody] = [table.tHead, table.tBodies[0]];
+  if (!oldHead || !oldBody) {
+    table.replaceChildren(head, body);
+    return;
+  }
+  if (oldHead.outerHTML !== head.outerHTML) oldHead.replaceWith(head);
+  const had = [...oldBody.rows];
+  const fresh = [...body.rows];
+  fresh.forEach((row, i) => {
+    const before = had[i];
+    if (!before) {
+      oldBody.append(row);
+      return;
+    }
+    [...row.cells].forEach((cell, j) => {
+      const was = before.cells[j];
+      if (!was) before.append(cell);
+      else if (was.outerHTML !== cell.outerHTML) was.replaceWith(cell);
+    });
+    while (before.cells.length > row.cells.length) before.lastElementChild.remove();
+  });
+  for (const extra of had.slice(fresh.length)) extra.remove();
 }
