@@ -83,7 +83,11 @@ function drawHeader() {
   const behind = delayWords(event.delay);
   if (behind) parts.push(badge(behind, "behind"));
   if (event.paused) parts.push(badge("paused", "paused"));
-  $("event-status").replaceChildren(...parts.flatMap((part, i) => (i ? [" · ", part] : [part])));
+  const status = $("event-status");
+  const said = [words, behind, event.paused].join();
+  if (status.dataset.said === said) return; // a live region: said again only when it changes
+  status.dataset.said = said;
+  status.replaceChildren(...parts.flatMap((part, i) => (i ? [" · ", part] : [part])));
 }
 
 function badge(words, kind) {

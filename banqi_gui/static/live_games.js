@@ -58,9 +58,10 @@ export class LiveGames {
     }
     const count = game.plies.length;
     const last = count ? game.plies[count - 1] : null;
-    this.status.textContent =
+    const said =
       (last ? `ply ${count}: ${plyWords(last, game.board)}` : "no ply yet") +
       (game.problem ? ` (${game.problem})` : "");
+    if (this.status.textContent !== said) this.status.textContent = said; // a live region
     this.drawClocks();
     if (game.seconds_since_update !== undefined && !game.problem) {
       this.timer = setInterval(() => this.drawClocks(), TICK_MS);

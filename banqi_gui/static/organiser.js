@@ -48,12 +48,13 @@ function draw(view) {
   $("org-no-token").hidden = true;
   const remote = view.entrants.filter((entrant) => entrant.remote);
   const connected = remote.filter((entrant) => entrant.connected).length;
-  $("org-status").textContent = [
+  const said = [
     view.paused ? "The event is paused" : "The event is running",
     `${connected} of ${remote.length} remote entrants connected`,
     `${view.running.length} games being played`,
     `${view.waiting.length} waiting for an entrant`,
   ].join(" · ");
+  if ($("org-status").textContent !== said) $("org-status").textContent = said; // live region
   $("org-status").classList.toggle("paused", view.paused);
   $("org-pause").textContent = view.paused ? "Resume the event" : "Pause the event";
   $("org-pause").dataset.action = view.paused ? "resume" : "pause";

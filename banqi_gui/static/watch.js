@@ -91,8 +91,8 @@ function draw(view) {
   $("watch-head-to-head").textContent = view.head_to_head || "";
   $("watch-head-to-head").hidden = !view.head_to_head;
   drawFinished(view.finished);
-  $("watch-status").textContent =
-    `${view.live.length} game(s) being played, ${view.finished.length} finished`;
+  const said = `${view.live.length} game(s) being played, ${view.finished.length} finished`;
+  if ($("watch-status").textContent !== said) $("watch-status").textContent = said; // live region
 }
 
 function drawFinished(finished) {
