@@ -6,6 +6,7 @@ read-only answers; the organiser's page shows the entrants and the games and its
 call the organiser's commands (a forfeit only once confirmed)."""
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import browser_page as page
@@ -14,7 +15,7 @@ from event_fixtures import HOUSE, ORGANISER_TOKEN, EventFixture, event_app
 from screen_checks import in_view, square_side, whole
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
-from spectator_data import LONG_NAME, play_match
+from spectator_data import LONG_NAME, live_view, play_match
 from test_gui_screens import page_size, set_viewport
 from test_gui_screens import screen as screen  # the fixture
 
@@ -268,3 +269,60 @@ def test_the_pages_are_small_files_of_their_own() -> None:
         html = (STATIC / name).read_text(encoding="utf-8")
         assert "<script>" not in html and "<style" not in html and "style=" not in html
         assert html.count('<script type="module" src="/static/') == 1
+
+
+def test_the_pages_against_the_event_routes_banqi_serve_serves(
+    screen: WebDriver, records: list[GameRecord], tmp_path: Path
+) -> None:
+    """The same pages on the real routes and feed of ``banqi serve`` over a run folder: a
+    game being played drawn, the standings, and the organiser's pause of an entrant kept
+    in the run's control."""
+    from banqi_arena.hub import Hub
+    from banqi_arena.server_app import arena_app
+    from banqi_arena.tokens import TokenStore
+    from banqi_gui.event_feed import EventFacts, EventFeed
+    from banqi_gui.event_routes import event_routes
+    from referee.live import live_file, write_live
+    from referee.storage import save_game
+    from tournaments.run_control import RunControl
+
+    run = tmp_path / "run"
+    for record in records:
+        save_game(run, record)
+    playing = live_view(records[0], "g9", 14).model_copy(update={"deal": "9"})
+    write_live(live_file(run, "g9"), playing)
+    names = (LONG_NAME, "random")
+    control = RunControl(run, names)
+    facts = EventFacts(
+        name="cup",
+        rules="casual",
+        names=names,
+        remote=frozenset({"random"}),
+        max_failures=3,
+        total_games=4,
+        deal_games={records[0].deal: tuple(r.game_id for r in records), "9": ("g9",)},
+    )
+    feed = EventFeed(run, facts, None, control)
+    served = page.Served(arena_app(Hub(TokenStore(), 8), event_routes(feed, control, "t0ken")))
+    try:
+        driver = screen
+        set_viewport(driver, 1280, 800)
+        open_page(driver, served.base + "/")
+        large = page.wait(
+            driver, lambda d: d.find_element(By.CSS_SELECTOR, "#live-game[data-game]")
+        )
+        assert (
+            large.get_attribute("data-game") == "g9" and large.get_attribute("data-plies") == "14"
+        )
+        assert "2 of 4 games played" in text(driver, "event-status")
+        driver.get(served.base + "/#standings")
+        page.wait(driver, lambda d: [r[1] for r in rows(d, "standings-table")] == list(names))
+        open_page(driver, served.base + "/organiser?token=t0ken")
+        button = page.wait(
+            driver, lambda d: d.find_element(By.CSS_SELECTOR, '[aria-label="Pause random"]')
+        )
+        button.click()
+        page.wait(driver, lambda d: control.state.paused_entrants == ("random",))
+        assert not csp_errors(driver)
+    finally:
+        served.stop()
