@@ -1,8 +1,12 @@
 """Checks of a page as a real browser lays it out: text shown whole (neither cut by its own
-box nor clipped by one around it), elements on the screen, the size of a board's squares."""
+box nor clipped by one around it), elements on the screen, the size of a board's squares;
+and, with ``BANQI_SCREENSHOTS=DIR`` set, screenshots for the manual."""
 
+import os
+from pathlib import Path
 from typing import Any
 
+from browser_page import wait
 from selenium.webdriver.remote.webdriver import WebDriver
 from test_gui_screens import rects
 
@@ -56,3 +60,13 @@ def square_side(driver: WebDriver, board: str) -> float:
         board,
     )
     return side
+
+
+def screenshot(driver: WebDriver, name: str) -> None:
+    """Save the screen as ``DIR/name.png`` if ``BANQI_SCREENSHOTS=DIR`` is set, once no
+    animation runs."""
+    folder = os.environ.get("BANQI_SCREENSHOTS")
+    if folder:
+        wait(driver, lambda d: not d.execute_script("return document.getAnimations().length"))
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(Path(folder) / f"{name}.png"))

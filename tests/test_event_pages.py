@@ -12,7 +12,7 @@ from typing import Any
 import browser_page as page
 import pytest
 from event_fixtures import HOUSE, ORGANISER_TOKEN, EventFixture, event_app
-from screen_checks import in_view, square_side, whole
+from screen_checks import in_view, screenshot, square_side, whole
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from spectator_data import LONG_NAME, live_view, play_match
@@ -107,6 +107,7 @@ def test_spectators_follow_the_live_boards_the_delay_and_the_pause(
     names = whole(driver, "#live .seat-bar .name")
     assert LONG_NAME in [name["text"] for name in names]
 
+    screenshot(driver, f"event-{width}x{height}")
     before = int(large.get_attribute("data-plies") or 0)
     event.fixture.advance()  # the long poll wakes: the board follows
     page.wait(driver, lambda d: int(large.get_attribute("data-plies") or 0) == before + 1)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import browser_page as page
 import pytest
-from screen_checks import in_view, square_side, whole
+from screen_checks import in_view, screenshot, square_side, whole
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from spectator_data import LONG_NAME, play_match, write_live_games
@@ -80,6 +80,7 @@ def test_the_watched_game_is_large_and_names_clocks_and_standings_whole(
     else:
         assert box["overflow"] == "auto", box  # on a phone it scrolls sideways in its box
 
+    screenshot(driver, f"watch-{width}x{height}")
     pick = driver.find_element(By.CSS_SELECTOR, f'.thumb[data-game="{run[4]}"]')
     driver.execute_script("arguments[0].click()", pick)
     page.wait(
