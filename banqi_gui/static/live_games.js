@@ -93,11 +93,8 @@ export class LiveGames {
   drawGrid(games, picked) {
     const cards = new Map([...this.grid.children].map((card) => [card.dataset.game, card]));
     for (const game of games) {
-      let card = cards.get(game.game_id);
-      if (!card) {
-        card = makeCard(game.game_id);
-        card.href = this.href(game.game_id);
-      }
+      const card = cards.get(game.game_id) || makeCard(game.game_id);
+      card.href = this.href(game.game_id); // its run's, which may have changed
       cards.delete(game.game_id);
       this.grid.append(card); // in the order given
       const [players, board, plies] = card.children;
