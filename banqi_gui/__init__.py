@@ -16,8 +16,9 @@ reveals a piece only when it is flipped.
 - ``match_line``: a match's head-to-head line, as ``banqi match`` prints it.
 - ``replay_view``: a record ply by ply, the ending, the layout.
 - ``event_feed``: an arena's event as its spectators (behind the delay, nothing hidden) and
-  its organiser see it, built from its run folder; ``event_routes``: its pages on
-  ``banqi serve``'s port; ``spectator_delay``: how far behind the games they are kept.
+  its organiser see it, built from its run folder.
+- ``event_routes``: the event's pages on ``banqi serve``'s port.
+- ``spectator_delay``: how far behind the games spectators are kept.
 - ``web_common``: the security headers, JSON errors and token checks every page shares.
 - ``static/``: the pages (the board's, the event's, the organiser's) and their modules.
 """

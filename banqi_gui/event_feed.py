@@ -174,14 +174,14 @@ class EventFeed:
     # -- the views ------------------------------------------------------------------------
 
     async def event(self) -> bytes:
-        """The spectators' view of the event (``/api/event``)."""
+        """The spectators' view of the event (``/api/event``), its version first."""
         await self.fresh()
-        return self._views.event
+        return _versioned(self.event_version, self._views.event)
 
     async def organiser(self) -> bytes:
-        """The organiser's view (``/api/organiser``)."""
+        """The organiser's view (``/api/organiser``), its version first."""
         await self.fresh()
-        return self._views.organiser
+        return _versioned(self.organiser_version, self._views.organiser)
 
     async def game(self, game_id: str) -> bytes | None:
         """A game as spectators may see it (None: no such game shown)."""
@@ -512,6 +512,13 @@ class EventFeed:
             replay = json_bytes({"finished": True, "summary": finished, "replay": view})
             self._replays[key] = replay
         return replay
+
+
+def _versioned(version: int, view: bytes) -> bytes:
+    """A view's JSON object with ``"version"`` as its first key (the view's bytes are
+    compared without it, to tell a change)."""
+    rest = view[1:]
+    return b'{"version":%d' % version + (b"," if rest != b"}" else b"") + rest
 
 
 def _public(record: GameRecord) -> GameRecord:

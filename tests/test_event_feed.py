@@ -128,6 +128,7 @@ def test_spectators_see_standings_crosstable_finished_games_and_entrants_without
         save_game(event.run, record)
     event.arena.linked["b"] = EntrantLink(address="10.0.0.2", rtt_ms=3.0, connected_since=NOW)
     view = event.get("/api/event")
+    assert view["version"] == event.feed.event_version >= 1
     assert view["name"] == "cup" and view["delay"] is None and view["paused"] is False
     assert view["games"] == {"total": 4, "finished": 2, "live": 0}
     assert [f["game_id"] for f in view["finished"]] == [r.game_id for r in finished]  # type: ignore[attr-defined,index]
@@ -271,6 +272,7 @@ def test_a_long_poll_waits_for_a_change_and_answers_it(event: Event) -> None:
 
     before, after = asyncio.run(poll())
     assert after == before + 1
+    assert event.get(f"/api/event?since={before}")["version"] == after
 
 
 async def _version(event: Event) -> tuple[int, bytes]:

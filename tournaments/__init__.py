@@ -29,6 +29,7 @@ The run core:
 - ``placed_options``: the runner's options of where a job's games are played.
 - ``differences``: what a resumed config changes, in words.
 - ``runner``: games played K at once, each record saved the moment its game ends.
+- ``run_control``: an organiser's pauses and forfeits of a run, kept in its folder.
 - ``cluster``: games played as Dask tasks on workers.
 - ``failures``: faults in a row, who is out, and the records of forfeited games.
 
