@@ -57,6 +57,10 @@ def event(records: list[GameRecord]) -> Iterator[Event]:
     made.served.stop()
 
 
+LIVE_STATUS = "live-status"
+"""The line under the large live board: its last ply, and whether its pieces are hidden."""
+
+
 def open_page(driver: WebDriver, url: str) -> None:
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CALLS})
     driver.get(url)
@@ -301,7 +305,7 @@ def test_the_pages_against_the_event_routes_banqi_serve_serves(
         remote=frozenset({"random"}),
         max_failures=3,
         total_games=4,
-        deal_games={records[0].deal: tuple(r.game_id for r in records), "9": ("g9",)},
+        deal_games={records[0].deal: tuple(r.game_id for r in records), "9": ("g9", "g10")},
     )
     feed = EventFeed(run, facts, None, control)
     served = page.Served(arena_app(Hub(TokenStore(), 8), event_routes(feed, control, "t0ken")))
@@ -316,6 +320,8 @@ def test_the_pages_against_the_event_routes_banqi_serve_serves(
             large.get_attribute("data-game") == "g9" and large.get_attribute("data-plies") == "14"
         )
         assert "2 of 4 games played" in text(driver, "event-status")
+        said = page.wait(driver, lambda d: text(d, LIVE_STATUS) or None)
+        assert "pieces hidden until the other game of its deal ends" in said  # g10 is to come
         driver.get(served.base + "/#standings")
         page.wait(driver, lambda d: [r[1] for r in rows(d, "standings-table")] == list(names))
         open_page(driver, served.base + "/organiser?token=t0ken")

@@ -60,6 +60,7 @@ export class LiveGames {
     const last = count ? game.plies[count - 1] : null;
     const said =
       (last ? `ply ${count}: ${plyWords(last, game.board)}` : "no ply yet") +
+      (game.withheld ? " · pieces hidden until the other game of its deal ends" : "") +
       (game.problem ? ` (${game.problem})` : "");
     if (this.status.textContent !== said) this.status.textContent = said; // a live region
     this.drawClocks();
