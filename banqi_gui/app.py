@@ -341,9 +341,18 @@ def create_app(config: GuiConfig) -> Starlette:
         Route("/api/replay", _api(config.token, _replay), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(
+    app = Starlette(
         routes=routes,
         lifespan=lifespan,
         middleware=[Middleware(SecurityHeaders)],
         exception_handlers={Exception: internal_error},
     )
+    app.state.sessions = sessions
+    return app
+
+
+def release_waiting(app: Starlette) -> None:
+    """Every request of ``app`` (made by ``create_app``) waiting for a game to change
+    returns now: the server is stopping."""
+    sessions: Sessions = app.state.sessions
+    sessions.wake_all()

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from types import FrameType
 
 import uvicorn
+from starlette.applications import Starlette
 
-from .app import GuiConfig, create_app
+from .app import GuiConfig, create_app, release_waiting
 
 
 def address(sock: socket.socket, token: str, page: str) -> str:
@@ -31,7 +32,7 @@ def serve(
 ) -> None:
     """Serve the app on ``sock`` until interrupted; open ``url`` in a browser once it
     answers, if asked."""
-    server = _Server(uvicorn.Config(create_app(config), log_level="warning"))
+    server = GuiServer(create_app(config))
     say(f"banqi gui: {url}")
     say("(Ctrl-C stops it)")
     if open_browser:
@@ -41,17 +42,27 @@ def serve(
         raise KeyboardInterrupt
 
 
-class _Server(uvicorn.Server):
-    """uvicorn's server, noting a Ctrl-C: uvicorn stops on it and then raises it again,
-    but where that raise lands in asyncio's shutdown it can be lost, and ``banqi gui``
-    must end with Ctrl-C's status (130) every time."""
+class GuiServer(uvicorn.Server):
+    """uvicorn's server of an app of ``create_app``. As it stops, the requests waiting for a
+    game to change return at once: uvicorn waits for every request to end, and a page
+    long-polls its game 20 s at a time. It notes a Ctrl-C: uvicorn stops on it and then
+    raises it again, but where that raise lands in asyncio's shutdown it can be lost, and
+    ``banqi gui`` must end with Ctrl-C's status (130) every time."""
 
     interrupted = False
+
+    def __init__(self, app: Starlette) -> None:
+        super().__init__(uvicorn.Config(app, log_level="warning"))
+        self.app = app
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if sig == signal.SIGINT:
             self.interrupted = True
         super().handle_exit(sig, frame)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        release_waiting(self.app)
+        await super().shutdown(sockets)
 
 
 def _open_when_up(server: uvicorn.Server, url: str) -> None:

@@ -134,6 +134,11 @@ class Sessions:
             await asyncio.sleep(self.limits.sweep)
             await self.reap()
 
+    def wake_all(self) -> None:
+        """Every request waiting on a session returns now (the server is stopping)."""
+        for session in self._sessions.values():
+            session.wake()
+
     async def close_all(self) -> None:
         """Stop every session's engines (the server is stopping)."""
         await _close_each([self._pop(session_id) for session_id in list(self._sessions)])

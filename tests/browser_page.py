@@ -25,11 +25,12 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
+from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
 from banqi_common.sockets import listen
 from banqi_gui.app import create_app
-from banqi_gui.server import address
+from banqi_gui.server import GuiServer, address
 from banqi_gui.sessions import SessionLimits
 from referee.engine_start import EngineFactory, start_engine_process
 
@@ -77,13 +78,17 @@ class Served:
         sock = listen("127.0.0.1", 0)
         self.sock = sock
         self.base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        self.server = self.make_server(app)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]})
         self.thread.start()
         deadline = time.monotonic() + 10
         while not self.server.started:
             assert time.monotonic() < deadline, "the server did not start"
             time.sleep(0.02)
+
+    def make_server(self, app: ASGIApp) -> uvicorn.Server:
+        """The uvicorn server of ``app``."""
+        return uvicorn.Server(uvicorn.Config(app, log_level="warning"))
 
     def stop(self) -> None:
         self.server.should_exit = True
@@ -105,6 +110,11 @@ class Server(Served):
             config = replace(config, limits=limits)
         super().__init__(create_app(config))
         self.url = address(self.sock, TOKEN, "")
+
+    def make_server(self, app: ASGIApp) -> uvicorn.Server:
+        """The GUI's own server: its long polls end as it stops."""
+        assert isinstance(app, Starlette)
+        return GuiServer(app)
 
 
 def wait(driver: WebDriver, what: Callable[[WebDriver], Any], seconds: float = 15) -> Any:

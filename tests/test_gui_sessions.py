@@ -1,10 +1,15 @@
 """The games a GUI server holds: a game whose page is gone (no poll for a while, or a page
 that said it was leaving) is closed and its engine process stopped; past the limit a new
-game takes a finished game's place or is refused, never ending a game being played."""
+game takes a finished game's place or is refused, never ending a game being played; the
+server stops at once, its long polls answered."""
 
+import json
+import threading
 import time
+import urllib.request
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +20,9 @@ from processes import wait_for
 from referee_fakes import is_running, survivors
 from starlette.testclient import TestClient
 
+from banqi_common.sockets import listen
 from banqi_gui.app import create_app
+from banqi_gui.server import GuiServer
 from banqi_gui.sessions import SessionLimits
 from protocol.client import EngineClient
 from protocol.line_protocol import TrafficLog
@@ -84,3 +91,32 @@ def test_past_the_limit_a_new_game_is_refused_not_another_closed(tmp_path: Path)
         assert client.get(f"/api/games/{first}").status_code == 404
         assert client.get(f"/api/games/{second}").status_code == 200
         assert client.get(f"/api/games/{third}").status_code == 200
+
+
+def test_the_server_stops_at_once_while_a_page_long_polls(tmp_path: Path) -> None:
+    sock = listen("127.0.0.1", 0)
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}/api/games"
+    server = GuiServer(create_app(gui_config(tmp_path)))
+    serving = threading.Thread(target=server.run, kwargs={"sockets": [sock]})
+    serving.start()
+    wait_for("the server to start", lambda: server.started, 10)
+
+    def call(url: str, body: bytes | None = None) -> dict[str, Any]:
+        request = urllib.request.Request(url, body, {**HEADERS, "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            found: dict[str, Any] = json.loads(answer.read())
+            return found
+
+    state = call(base, json.dumps({"engine": "level-0", "first": "you"}).encode())
+    polled: list[dict[str, Any]] = []
+    poll = f"{base}/{state['id']}?since={state['version']}"
+    polling = threading.Thread(target=lambda: polled.append(call(poll)))
+    polling.start()
+    time.sleep(0.5)  # the poll waits (up to 20 s) for the person's move
+    assert not polled
+    stopping = time.monotonic()
+    server.should_exit = True
+    serving.join(10)
+    polling.join(10)
+    assert time.monotonic() - stopping < 5 and not serving.is_alive()
+    assert polled and polled[0]["id"] == state["id"]
