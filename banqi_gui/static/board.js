@@ -2,7 +2,8 @@ import { GLYPHS, LETTERS, strokes } from "./glyphs.js";
 
 // Drawing a board: 32 squares, each an element with data-square="a1".."d8", and each piece
 // an element with its letter in data-piece ("X" face down, "?" face up but unknown, "~" face
-// up or empty: in a withheld record, the square a move onto a face-down piece left).
+// up or empty: in a withheld record, the square a move onto a face-down piece left). A board
+// with data-coords has its files and ranks as small labels in the corners of its edge squares.
 
 export const FILES = "abcd";
 export const SQUARES = [];
@@ -69,6 +70,32 @@ function squareLabel(name, letter, marks) {
   return words.join(", ");
 }
 
+// The coordinates, as the hints, the status and the moves speak: files a-d along the edge
+// where rank 1 is, ranks 1-8 along the edge where file a is (4 across: the bottom and the
+// left; 8 across: the left and the bottom). Each label sits in an edge square's corner, over
+// the board but under no one's finger (pointer-events: none) and not read out (the squares'
+// own labels name them).
+function coordinates() {
+  const label = (text, kind, place) => {
+    const item = document.createElement("span");
+    item.className = `coord ${kind}`;
+    item.textContent = text;
+    item.setAttribute("aria-hidden", "true");
+    item.style.cssText = place;
+    return item;
+  };
+  return [
+    ...[...FILES].map((file, index) =>
+      label(file, "file", `--tc:${index + 1};--tr:8;--wc:1;--wr:${index + 1}`)),
+    ...[1, 2, 3, 4, 5, 6, 7, 8].map((rank) =>
+      label(String(rank), "rank", `--tc:1;--tr:${9 - rank};--wc:${rank};--wr:4`)),
+  ];
+}
+
+function squaresOf(container) {
+  return container.querySelectorAll(":scope > [data-square]");
+}
+
 function buildBoard(container) {
   container.replaceChildren();
   const keys = container.dataset.keys !== undefined;
@@ -85,6 +112,7 @@ function buildBoard(container) {
       container.append(square);
     }
   }
+  if (container.dataset.coords !== undefined) container.append(...coordinates());
   if (keys) container.addEventListener("keydown", boardKey);
   container.dataset.built = "1";
 }
@@ -93,7 +121,7 @@ function buildBoard(container) {
 // actions: {square: [{to, kind}]} (the legal actions, for the squares' labels)}
 export function drawBoard(container, letters, marks = {}) {
   if (!container.dataset.built) buildBoard(container);
-  for (const square of container.children) {
+  for (const square of squaresOf(container)) {
     const name = square.dataset.square;
     const letter = letters[SQUARES.indexOf(name)];
     const current = square.firstElementChild;
@@ -137,7 +165,7 @@ function boardKey(event) {
 }
 
 function focusSquare(square) {
-  for (const other of square.parentElement.children) other.tabIndex = -1;
+  for (const other of squaresOf(square.parentElement)) other.tabIndex = -1;
   square.tabIndex = 0;
   square.focus();
 }
@@ -148,7 +176,7 @@ function neighbour(square, dx, dy) {
   const size = at.width || 1;
   let best = null;
   let bestDistance = Infinity;
-  for (const other of square.parentElement.children) {
+  for (const other of squaresOf(square.parentElement)) {
     const there = other.getBoundingClientRect();
     const x = (there.left - at.left) / size;
     const y = (there.top - at.top) / size;

@@ -30,8 +30,8 @@ export function setupPlay(options) {
   const rules = $("rules");
   for (const name of Object.keys(options.rules)) rules.add(new Option(name, name));
   rules.add(new Option("a rule-set file…", "file"));
-  $("move-time").options[0].textContent =
-    `no limit (untimed: the engine ${options.untimed_engine_move_time} s)`;
+  $("untimed-note").textContent =
+    `Untimed with no limit a move, the engine has ${options.untimed_engine_move_time} s a move.`;
   rules.addEventListener("change", () => {
     $("rules-file-label").hidden = rules.value !== "file";
   });
