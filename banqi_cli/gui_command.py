@@ -111,7 +111,9 @@ def gui_command(
 
     Play any offered engine (the built-in levels, --engine, --config) or a friend on one
     screen; watch the games of a run being played; replay any record. The address it
-    prints carries a token: only a browser that opened it may use the server.
+    prints carries a token: only a browser that opened it may use the server. A game lasts
+    while its page is open (it ends, its engine stopped, 10 s after the page is closed),
+    16 at most at once; in an untimed game an engine has 5 s a move.
     """
     try:
         from banqi_common.sockets import listen
