@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from pydantic import BaseModel, ValidationError
+
 from banqi_engine.rules import RuleSet
 from referee.record import GameRecord, read_record
 from referee.storage import GAMES_DIR
@@ -41,8 +43,8 @@ SERVER_START_SECONDS: Final = 60.0
 """Seconds the server has to say its address."""
 STOP_SECONDS: Final = 30.0
 """Seconds the server has to exit once stopped, before it is killed."""
-DRAIN_SLACK_SECONDS: Final = 60.0
-"""Seconds beyond both clocks that the games being played at the pause have to end."""
+DRAIN_STALL_SECONDS: Final = 60.0
+"""Seconds without a ply after which the games being played at the pause are given up."""
 STALL_SECONDS: Final = 30
 """The event's stall timeout: slack for a relay on a loaded machine."""
 POLL_SECONDS: Final = 0.1
@@ -50,6 +52,18 @@ ORGANISER_SECONDS: Final = 30.0
 """Seconds an organiser's request may take."""
 ORGANISER_HEADER: Final = "X-Banqi-Organiser"
 BANQI: Final = (sys.executable, "-c", "from banqi_cli.main import cli; cli()")
+
+
+class RunningGame(BaseModel):
+    """A game being played, as the organiser's view lists it."""
+
+    game_id: str
+
+
+class OrganiserView(BaseModel):
+    """What the bench reads of the organiser's view of the event (the rest is ignored)."""
+
+    running: list[RunningGame]
 
 
 class EventError(Exception):
@@ -193,7 +207,7 @@ class _Server:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    async def organiser(self, method: str, path: str) -> dict[str, object]:
+    async def organiser(self, method: str, path: str) -> "OrganiserView":
         """An organiser's request of the server's API, and its answer."""
         token = re.search(r"organiser\?token=([A-Za-z0-9_-]+)", self.said())
         if token is None:
@@ -201,14 +215,13 @@ class _Server:
         headers = {ORGANISER_HEADER: token.group(1)}
         request = urllib.request.Request(self.base + path, method=method, headers=headers)
 
-        def ask() -> dict[str, object]:
+        def ask() -> OrganiserView:
             with urllib.request.urlopen(request, timeout=ORGANISER_SECONDS) as answer:
-                data: dict[str, object] = json.loads(answer.read())
-                return data
+                return OrganiserView.model_validate_json(answer.read())
 
         try:
             return await asyncio.to_thread(ask)
-        except (OSError, ValueError) as error:
+        except (OSError, ValidationError) as error:
             raise self.failure(f"the organiser's {method} {path} failed: {error}") from None
 
     async def stop(self) -> None:
@@ -236,9 +249,10 @@ def _spectator_plan(load: Load, plan: EventPlan, base: str) -> SpectatorPlan | N
 
 async def _until_bound(
     plan: EventPlan, measures: SwarmMeasures, server: _Server, usage: _Usage
-) -> None:
+) -> list[str]:
     """Return once the event's games have all been played, or once its bound is reached
-    and the games being played then have ended; ``usage`` read all along."""
+    and the games being played then have ended (or have had their time); ``usage`` read
+    all along. What went wrong, if anything."""
     started = time.monotonic()
     while not measures.finished.is_set():
         usage.read()
@@ -248,24 +262,28 @@ async def _until_bound(
         over_time = plan.seconds is not None and elapsed >= plan.seconds
         enough = plan.games is not None and plan.games < scheduled_games(plan)
         if over_time or (enough and len(measures.started) >= (plan.games or 0)):
-            await _drain(plan, measures, server, usage)
-            return
+            return await _drain(measures, server, usage)
         await asyncio.sleep(POLL_SECONDS)
+    return []
 
 
-async def _drain(plan: EventPlan, measures: SwarmMeasures, server: _Server, usage: _Usage) -> None:
-    """Pause the event and wait for the games being played to end."""
+async def _drain(measures: SwarmMeasures, server: _Server, usage: _Usage) -> list[str]:
+    """Pause the event and wait for the games being played to end, as long as they go on
+    (a ply within ``DRAIN_STALL_SECONDS``); what went wrong, if anything."""
     await server.organiser("POST", "/api/organiser/pause")
-    clock = plan.time_control
-    until = time.monotonic() + 2 * (clock.time + 400 * clock.increment) + DRAIN_SLACK_SECONDS
+    plies, last_ply = len(measures.thinking), time.monotonic()
     while not measures.finished.is_set():
         usage.read()
-        state = await server.organiser("GET", "/api/organiser")
-        if not state.get("running"):
-            return
-        if time.monotonic() > until:
-            raise server.failure("the games being played at the pause did not end")
+        running = (await server.organiser("GET", "/api/organiser")).running
+        if not running:
+            return []
+        if len(measures.thinking) != plies:
+            plies, last_ply = len(measures.thinking), time.monotonic()
+        elif time.monotonic() - last_ply > DRAIN_STALL_SECONDS:
+            games = ", ".join(game.game_id for game in running)
+            return [f"no ply for {DRAIN_STALL_SECONDS:g}s after the pause, in games {games}"]
         await asyncio.sleep(4 * POLL_SECONDS)
+    return []
 
 
 def read_records(run: Path) -> list[GameRecord]:
@@ -322,7 +340,7 @@ async def play_event(plan: EventPlan, load: Load, folder: Path) -> RunFigures:
             else asyncio.create_task(watch_from_another_process(spectators, stop_watching))
         )
         try:
-            await _until_bound(plan, measures, server, usage)
+            late = await _until_bound(plan, measures, server, usage)
             usage.read()
             wall = time.monotonic() - began
             relays_cpu = time.process_time() - relays_before
@@ -348,10 +366,11 @@ async def play_event(plan: EventPlan, load: Load, folder: Path) -> RunFigures:
         peak_rss_mib=usage.peak_mib,
         turnaround_ms=Spread.of([1000 * seconds for seconds in measures.turnarounds]),
         overcharge_ms=Spread.of(overcharges(records, measures)),
+        relays_lag_ms=Spread.of([1000 * seconds for seconds in measures.lags]),
         relay_connects=measures.connects,
         relay_drops=measures.drops,
         spectators=watched,
-        problems=problems_of(records, measures),
+        problems=late + problems_of(records, measures),
     )
 
 

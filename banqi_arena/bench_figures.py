@@ -65,9 +65,9 @@ class SpectatorFigures(_Figures):
     seconds: float = Field(ge=0, description="How long they watched.")
     cpu_seconds: float = Field(ge=0, description="The spectators' process's CPU time.")
     kinds: dict[str, RequestFigures] = Field(
-        description="By kind of request: event (a long-poll of /api/event?since=), event-now "
-        "(/api/event at once), game (/api/event/games/ID), slow (a large answer read slowly "
-        "or never)."
+        description="By kind of request: event (/api/event, answered at once), long-poll "
+        "(/api/event?since=V, answered at the next change: its time is mostly that wait), "
+        "game (/api/event/games/ID), slow (/api/event read slowly or never)."
     )
 
 
@@ -92,6 +92,10 @@ class RunFigures(_Figures):
     overcharge_ms: Spread | None = Field(
         description="Each ply's charged time (the record's ms) less the time the relay's "
         "engine took; under a relay storm, only the plies of relays that stayed connected."
+    )
+    relays_lag_ms: Spread | None = Field(
+        description="How late the relays' event loop woke from its 10 ms sleeps: the part "
+        "of the turnaround and the overcharge that is the relays' own delay."
     )
     relay_connects: int = Field(ge=0)
     relay_drops: int = Field(ge=0, description="Connections the storm dropped.")

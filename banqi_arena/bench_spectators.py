@@ -8,7 +8,7 @@ their own (niced, as spectators are on other machines: their CPU is not the serv
   live game's board in turn.
 - ``slow``: every spectator asks for ``/api/event`` (the largest answer: standings,
   crosstable, live boards) on a connection with a small receive buffer; half of them never
-  read the answer, the others read a KiB a second and then ask again.
+  read the answer, the others read a KiB a second and then ask again, on a new connection.
 
 ``python -m banqi_arena.bench_spectators PLAN_JSON`` watches until its stdin closes, then
 prints its figures (``SpectatorFigures``) as JSON on stdout.
@@ -108,13 +108,14 @@ class _Spectators:
 
     async def long_poll(self, client: Any) -> None:
         """The event as it is, then each change of it as it comes."""
-        path = "/api/event"
+        kind, path = "event", "/api/event"
         while True:
-            data = await self.ask(client, "event", path)
+            data = await self.ask(client, kind, path)
             version = data.get("version") if isinstance(data, dict) else None
             if isinstance(version, int):
-                path = f"/api/event?since={version}"
+                kind, path = "long-poll", f"/api/event?since={version}"
             else:  # failed, or no version to wait on: read it again a second later
+                kind, path = "event", "/api/event"
                 await asyncio.sleep(POLL_SECONDS)
 
     async def poll_games(self, client: Any) -> None:
@@ -127,44 +128,44 @@ class _Spectators:
 
     async def flood(self, client: Any) -> None:
         while True:
-            await self.ask(client, "event-now", "/api/event")
+            await self.ask(client, "event", "/api/event")
             path = self.game_path()
             if path is not None:
                 await self.ask(client, "game", path)
 
     async def slow_reader(self, reads: bool) -> None:
-        """Ask for ``/api/event`` on a small receive buffer; read a KiB a second (or never),
-        then ask again."""
+        """Ask for ``/api/event`` on a small receive buffer and read a KiB a second (or never),
+        then ask again on a new connection."""
         address = urlsplit(self.plan.base)
         host, port = address.hostname or "127.0.0.1", address.port or 80
+        request = f"GET /api/event HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n"
         tally = self.tally("slow")
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SLOW_BUFFER)
-        sock.setblocking(False)
-        try:
-            await asyncio.get_running_loop().sock_connect(sock, (host, port))
-            reader, writer = await asyncio.open_connection(sock=sock, limit=SLOW_BUFFER)
-        except OSError:
-            sock.close()
-            tally.failed += 1
-            return
-        request = f"GET /api/event HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
-        try:
-            while True:
-                writer.write(request)
+        while True:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SLOW_BUFFER)
+            sock.setblocking(False)
+            try:
+                await asyncio.get_running_loop().sock_connect(sock, (host, port))
+                reader, writer = await asyncio.open_connection(sock=sock, limit=SLOW_BUFFER)
+            except OSError:
+                sock.close()
+                tally.failed += 1
+                await asyncio.sleep(POLL_SECONDS)
+                continue
+            try:
+                writer.write(request.encode())
                 if not reads:
                     await asyncio.Event().wait()
                 head = await reader.readuntil(b"\r\n\r\n")
-                status = head.split(b" ", 2)[1].decode()
-                tally.statuses[status] += 1
+                tally.statuses[head.split(b" ", 2)[1].decode()] += 1
                 length = _content_length(head)
                 while length > 0:
                     length -= len(await reader.readexactly(min(SLOW_BYTES, length)))
                     await asyncio.sleep(1)
-        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, IndexError):
-            tally.failed += 1
-        finally:
-            writer.close()
+            except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, IndexError):
+                tally.failed += 1
+            finally:
+                writer.close()
 
     async def watch(self, stop: asyncio.Event) -> SpectatorFigures:
         """Watch until ``stop`` is set; the figures."""

@@ -37,6 +37,8 @@ RETRY_SECONDS: Final = 0.1
 """Seconds a relay waits before connecting again after a refusal for now or a drop."""
 MAX_ERRORS: Final = 100
 """Relay errors kept (the count goes on)."""
+LAG_TICK: Final = 0.01
+"""Seconds of the sleeps whose lateness measures the relays' own event loop."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class Storm:
 
     every: int = 2
     """Every ``every``-th relay (from the first) is stormy; the others stay connected."""
-    mean_seconds: float = 2.0
+    mean_seconds: float = 5.0
 
 
 @dataclass
@@ -62,8 +64,9 @@ class SwarmMeasures:
     """Seconds from each move sent to the server's next frame of its game."""
     started: set[str] = field(default_factory=set)
     """Games whose engines the server started."""
-    engines: dict[str, int] = field(default_factory=dict)
-    """Games being played: how many of their engines run."""
+    lags: list[float] = field(default_factory=list)
+    """How late the relays' event loop woke from each of its ``LAG_TICK`` sleeps: the
+    share of each figure that is the relays' own delay."""
     errors: list[str] = field(default_factory=list)
     error_count: int = 0
     connects: int = 0
@@ -85,16 +88,13 @@ class SwarmMeasures:
         if sent is not None:
             self.turnarounds.append(now - sent)
 
-    def engine_started(self, game: str) -> None:
-        self.started.add(game)
-        self.engines[game] = self.engines.get(game, 0) + 1
-
-    def engine_ended(self, game: str) -> None:
-        left = self.engines.get(game, 0) - 1
-        if left > 0:
-            self.engines[game] = left
-        else:
-            self.engines.pop(game, None)
+    def move_sent(self, game: str, ply: int, took: float, sent: float, steady: bool) -> None:
+        """A relay sent the move of ``game``'s ply ``ply`` at ``sent``, its engine having
+        taken ``took`` seconds over it."""
+        self.thinking[game, ply] = took
+        if steady:
+            self.steady.add((game, ply))
+        self._move_sent[game] = sent
 
 
 class _Engines:
@@ -169,7 +169,7 @@ class _Relay:
                     self.measures.error(f"{self.entrant}: connection lost: {error}")
             except wire.FrameError as error:
                 self.measures.error(f"{self.entrant}: {error}")
-            self._lose_engines()
+            self.engines.running.clear()  # gone with the connection: the server starts others
             await asyncio.sleep(RETRY_SECONDS)
 
     async def _session(self, socket: Any) -> bool:
@@ -212,17 +212,12 @@ class _Relay:
                 await socket.send(wire.encoded(wire.Line(game=frame.game, text=line)))
             if ply is not None:
                 sent = time.perf_counter()
-                self.measures.thinking[frame.game, ply] = sent - received
-                if not self._stormy():
-                    self.measures.steady.add((frame.game, ply))
-                self.measures._move_sent[frame.game] = sent
+                self.measures.move_sent(frame.game, ply, sent - received, sent, self.storm is None)
             if quit_:
                 await self._exited(socket, frame.game)
         elif isinstance(frame, wire.Start):
-            if frame.game in self.engines.running:
-                self.measures.engine_ended(frame.game)
             self.engines.start(frame.game)
-            self.measures.engine_started(frame.game)
+            self.measures.started.add(frame.game)
         elif isinstance(frame, wire.Stop):
             if self.engines.running.pop(frame.game, None) is not None:
                 await self._exited(socket, frame.game)
@@ -236,17 +231,7 @@ class _Relay:
         return False
 
     async def _exited(self, socket: Any, game: str) -> None:
-        self.measures.engine_ended(game)
         await socket.send(wire.encoded(wire.Exited(game=game, status=0)))
-
-    def _stormy(self) -> bool:
-        return self.storm is not None
-
-    def _lose_engines(self) -> None:
-        """The connection is gone: so are its engines (the server starts fresh ones)."""
-        for game in list(self.engines.running):
-            self.measures.engine_ended(game)
-        self.engines.running.clear()
 
     async def _drop_later(self, socket: Any) -> None:
         """Abort the connection after a random while (the storm)."""
@@ -255,6 +240,14 @@ class _Relay:
         self.dropping = True
         self.measures.drops += 1
         socket.transport.abort()
+
+
+async def _tick(measures: SwarmMeasures) -> None:
+    """Sleep ``LAG_TICK`` again and again, keeping how late each wake-up was."""
+    while True:
+        began = time.perf_counter()
+        await asyncio.sleep(LAG_TICK)
+        measures.lags.append(time.perf_counter() - began - LAG_TICK)
 
 
 async def run_swarm(
@@ -279,10 +272,11 @@ async def run_swarm(
         for number, (name, token) in enumerate(sorted(tokens.items()))
     ]
     tasks = [asyncio.create_task(relay.run()) for relay in relays]
+    ticking = asyncio.create_task(_tick(measures))
     try:
         await asyncio.gather(*tasks)
     finally:
-        for task in tasks:
+        for task in [*tasks, ticking]:
             task.cancel()
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):

@@ -65,12 +65,21 @@ def _run_line(figures: RunFigures, quiet: RunFigures) -> str:
     return line
 
 
-def _spectator_lines(figures: RunFigures) -> list[str]:
-    """What the spectators of an event asked, by kind, and how fast they were answered."""
+def _detail_lines(figures: RunFigures) -> list[str]:
+    """An event's time and CPU, the relays' own delay, and what its spectators asked, by
+    kind, and how fast they were answered."""
+    lines = [
+        f"  {figures.load.value}: {figures.wall_seconds:.0f}s, server CPU "
+        f"{figures.server_cpu_seconds:.1f}s, relays' CPU {figures.relays_cpu_seconds:.1f}s "
+        f"(their own delay ms {_spread(figures.relays_lag_ms)})"
+    ]
     watched = figures.spectators
     if watched is None:
-        return []
-    lines = [f"  {figures.load.value}: {watched.spectators} spectators for {watched.seconds:.0f}s"]
+        return lines
+    lines.append(
+        f"    {watched.spectators} spectators for {watched.seconds:.0f}s "
+        f"(their CPU {watched.cpu_seconds:.1f}s)"
+    )
     for kind, asked in watched.kinds.items():
         rate = asked.requests / watched.seconds if watched.seconds else 0.0
         statuses = ", ".join(
@@ -199,8 +208,9 @@ def bench_arena_command(
         )
     except (EventError, RuntimeError) as error:
         output.fail(error)
+    click.echo("(ms: median / p99 / max)")
     for figures in bench.runs:
-        for line in _spectator_lines(figures):
+        for line in _detail_lines(figures):
             click.echo(line)
     if json_file is not None:
         try:
