@@ -116,7 +116,11 @@ def _detail_lines(figures: RunFigures) -> list[str]:
     "--time", "side_seconds", type=FiniteFloatRange(0.1, 600), default=2.0, help="Seconds a side."
 )
 @shown_option(
-    "--increment", type=FiniteFloatRange(0, 60), default=0.0, help="Seconds added a move."
+    "--increment",
+    type=FiniteFloatRange(0, 60),
+    default=0.1,
+    help="Seconds added a move (the relays' engine answers in well under a millisecond: a "
+    "loss on time is the server's delay).",
 )
 @rules_option
 @shown_option(
@@ -129,14 +133,27 @@ def _detail_lines(figures: RunFigures) -> list[str]:
     "--spectators",
     type=click.IntRange(0, 10_000),
     default=0,
-    help="Spectators polling the event's web API: plays the event again with them.",
-)
-@click.option("--flood", is_flag=True, help="Play it again under a spectator flood.")
-@click.option(
-    "--slow-readers", is_flag=True, help="Play it again with spectators that read slowly."
+    help="Spectators polling the event's web API (half long-polling the event, half "
+    "reading a live game's board every second), from a niced process: plays the event "
+    "again with them.",
 )
 @click.option(
-    "--relay-storm", is_flag=True, help="Play it again with half the relays dropping often."
+    "--flood",
+    is_flag=True,
+    help="Play it again under a flood: the spectators (200 without --spectators) each asking "
+    "again as soon as answered.",
+)
+@click.option(
+    "--slow-readers",
+    is_flag=True,
+    help="Play it again with spectators (200 without --spectators) that ask for the event "
+    "and read it a KiB a second, or never.",
+)
+@click.option(
+    "--relay-storm",
+    is_flag=True,
+    help="Play it again with every second relay dropping its connection every 5 s on "
+    "average (its overcharge is of the relays that stayed).",
 )
 @path_option("--json", "json_file", help="Write the figures to this JSON file.")
 @click.pass_context
@@ -165,7 +182,8 @@ def bench_arena_command(
     each: games and plies, the server's CPU a ply, its peak memory, its turnaround (a move
     sent to its next frame of that game) and the overcharge: the time each ply was charged
     beyond what the relay's engine took. Exit status 0 only if every event ran: every game
-    ended on the board and no relay had an error.
+    ended on the board and no relay had an error. Each event is played in a temporary
+    folder ($TMPDIR), removed after it.
     """
     try:
         import uvicorn  # noqa: F401
