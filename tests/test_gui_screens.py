@@ -407,10 +407,13 @@ def test_signs_and_icons_are_drawn_not_typed(screen: WebDriver, server: page.Ser
             == {"zh": "glyph zh", "en": "glyph en", "both": "glyph zh glyph en"}[labels]
         )
     driver.get(server.url + "#replay")
-    icons = driver.execute_script(
-        """return [...document.querySelectorAll('#replay .buttons button')].map(b => ({
-            svg: !!b.querySelector('svg.icon path'), label: b.getAttribute('aria-label')
-              || b.textContent.trim()}));"""
+    icons = page.wait(  # the replay's controls are built once the page has its options
+        driver,
+        lambda d: d.execute_script(
+            """return [...document.querySelectorAll('#replay .buttons button')].map(b => ({
+                svg: !!b.querySelector('svg.icon path'), label: b.getAttribute('aria-label')
+                  || b.textContent.trim()}));"""
+        ),
     )
     assert len(icons) == 5 and all(i["svg"] and i["label"] for i in icons)
 
