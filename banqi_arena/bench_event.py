@@ -82,6 +82,7 @@ class EventPlan:
     rules: RuleSet
     level: int
     spectators: int
+    think_seconds: float = 0.0
     seed: int = 1
 
 
@@ -317,9 +318,9 @@ def problems_of(records: list[GameRecord], measures: SwarmMeasures) -> list[str]
     return problems
 
 
-async def play_event(plan: EventPlan, load: Load, folder: Path) -> RunFigures:
-    """Play one event under ``load`` in ``folder``; its figures. EventError if the server
-    fails."""
+async def play_event(plan: EventPlan, load: Load, folder: Path, number: int = 1) -> RunFigures:
+    """Play one event under ``load`` in ``folder`` (in round ``number`` of the bench); its
+    figures. EventError if the server fails."""
     config, run, tokens = write_event(folder, plan)
     server = await _Server.start(folder, config, run, plan)
     measures = SwarmMeasures()
@@ -330,7 +331,9 @@ async def play_event(plan: EventPlan, load: Load, folder: Path) -> RunFigures:
         cpu_before, relays_before = usage.cpu, time.process_time()
         began = time.monotonic()
         swarm = asyncio.create_task(
-            run_swarm(url, tokens, plan.rules, plan.level, measures, _storm(load))
+            run_swarm(
+                url, tokens, plan.rules, plan.level, measures, _storm(load), plan.think_seconds
+            )
         )
         spectators = _spectator_plan(load, plan, server.base)
         stop_watching = asyncio.Event()
@@ -357,6 +360,7 @@ async def play_event(plan: EventPlan, load: Load, folder: Path) -> RunFigures:
     plies = sum(len(record.plies) for record in records)
     return RunFigures(
         load=load,
+        round=number,
         games=len(records),
         plies=plies,
         wall_seconds=wall,
@@ -375,16 +379,22 @@ async def play_event(plan: EventPlan, load: Load, folder: Path) -> RunFigures:
 
 
 def play_bench(
-    plan: EventPlan, loads: list[Load], engine: str, ran: Callable[[RunFigures], None]
+    plan: EventPlan,
+    loads: list[Load],
+    repeat: int,
+    engine: str,
+    ran: Callable[[RunFigures], None],
 ) -> ArenaBench:
-    """Play one event under each of ``loads`` in turn, each in a folder of its own that is
-    removed after it, telling ``ran`` each one's figures; all of them."""
+    """Play one event under each of ``loads`` in turn, ``repeat`` times over, each in a
+    folder of its own that is removed after it, telling ``ran`` each one's figures; all of
+    them."""
     runs = []
-    for load in loads:
-        with tempfile.TemporaryDirectory(prefix="banqi-bench-arena-") as folder:
-            figures = asyncio.run(play_event(plan, load, Path(folder)))
-        ran(figures)
-        runs.append(figures)
+    for number in range(1, repeat + 1):
+        for load in loads:
+            with tempfile.TemporaryDirectory(prefix="banqi-bench-arena-") as folder:
+                figures = asyncio.run(play_event(plan, load, Path(folder), number))
+            ran(figures)
+            runs.append(figures)
     return ArenaBench(
         entrants=plan.entrants,
         games_at_once=plan.games_at_once,
@@ -393,5 +403,7 @@ def play_bench(
         time_control=plan.time_control.describe(),
         rules=plan.rules.name,
         engine=engine,
+        think_ms=1000 * plan.think_seconds,
+        repeat=repeat,
         runs=runs,
     )

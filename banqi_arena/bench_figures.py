@@ -75,6 +75,7 @@ class RunFigures(_Figures):
     """One event of the bench: its games, the server's cost, and the clocks it charged."""
 
     load: Load
+    round: int = Field(ge=1, description="The bench's round it was played in (--repeat).")
     games: int = Field(ge=0, description="Games recorded.")
     plies: int = Field(ge=0, description="Plies of those games.")
     wall_seconds: float = Field(ge=0, description="From the relays' start to the last game's end.")
@@ -116,4 +117,6 @@ class ArenaBench(_Figures):
     time_control: str
     rules: str
     engine: str = Field(description="The relays' engine: random or greedy.")
+    think_ms: float = Field(ge=0, description="What the relays' engine takes over a move.")
+    repeat: int = Field(ge=1, description="Rounds of the quiet event and each load.")
     runs: list[RunFigures]

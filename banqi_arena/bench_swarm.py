@@ -6,7 +6,8 @@ connect`` does (``hello``, ``welcome``, ``start``/``send``/``stop``, ``line``/``
 (:class:`~protocol.engine_loop.DctpEngine`, a random or greedy player) in this process
 instead of an engine process per game: 64 relays each starting a Python engine (about
 0.35 s of CPU from spawn to its first reply) twice a game would take the two cores the
-server is measured on.
+server is measured on. An engine may be given a thinking time: its move is then sent that
+long after it was asked for (a sleep; the relay's other games go on meanwhile).
 
 The swarm measures what the server cannot see: how long each engine took over each move
 (from the ``genmove`` frame received to its answer sent), and how fast the server reacts
@@ -140,6 +141,7 @@ class _Relay:
         engines: _Engines,
         measures: SwarmMeasures,
         storm: Storm | None,
+        think: float,
     ) -> None:
         self.url = url
         self.entrant = entrant
@@ -147,6 +149,9 @@ class _Relay:
         self.engines = engines
         self.measures = measures
         self.storm = storm
+        self.think = think
+        self.waiting: set[asyncio.Task[None]] = set()
+        """The moves waiting out their ``think`` seconds."""
         self.dropping = False
 
     async def run(self) -> None:
@@ -193,8 +198,8 @@ class _Relay:
                 if await self._handle(socket, text):
                     return True
         finally:
-            if storming is not None:
-                storming.cancel()
+            for task in [*self.waiting, *([storming] if storming else [])]:
+                task.cancel()
         raise ConnectionError("the server closed the connection")
 
     async def _handle(self, socket: Any, text: str | bytes) -> bool:
@@ -208,11 +213,12 @@ class _Relay:
                 return False
             if not reply.ok:
                 self.measures.error(f"{self.entrant}: {frame.game}: {reply.line()[:200]}")
-            for line in reply.line().split("\n"):
-                await socket.send(wire.encoded(wire.Line(game=frame.game, text=line)))
-            if ply is not None:
-                sent = time.perf_counter()
-                self.measures.move_sent(frame.game, ply, sent - received, sent, self.storm is None)
+            if ply is not None and self.think:  # the other games' frames go on meanwhile
+                task = asyncio.create_task(self._answer(socket, frame.game, reply, ply, received))
+                self.waiting.add(task)
+                task.add_done_callback(self.waiting.discard)
+            else:
+                await self._answer(socket, frame.game, reply, ply, received)
             if quit_:
                 await self._exited(socket, frame.game)
         elif isinstance(frame, wire.Start):
@@ -229,6 +235,18 @@ class _Relay:
         elif isinstance(frame, wire.Refused):
             raise ConnectionError(f"the server ended the connection: {frame.reason}")
         return False
+
+    async def _answer(
+        self, socket: Any, game: str, reply: Reply, ply: int | None, received: float
+    ) -> None:
+        """Send the engine's reply, a move after ``think`` seconds, and keep its times."""
+        if ply is not None and self.think:
+            await asyncio.sleep(self.think)
+        for line in reply.line().split("\n"):
+            await socket.send(wire.encoded(wire.Line(game=game, text=line)))
+        if ply is not None:
+            sent = time.perf_counter()
+            self.measures.move_sent(game, ply, sent - received, sent, self.storm is None)
 
     async def _exited(self, socket: Any, game: str) -> None:
         await socket.send(wire.encoded(wire.Exited(game=game, status=0)))
@@ -257,9 +275,11 @@ async def run_swarm(
     level: int,
     measures: SwarmMeasures,
     storm: Storm | None = None,
+    think: float = 0.0,
 ) -> None:
     """Relay every entrant of ``tokens`` (name to token) to ``url`` until the server says
-    the tournament is over, or until cancelled; what they see goes to ``measures``."""
+    the tournament is over, or until cancelled, each move answered after ``think``
+    seconds; what they see goes to ``measures``."""
     relays = [
         _Relay(
             url,
@@ -268,6 +288,7 @@ async def run_swarm(
             _Engines(name, rules, level, seed=1000 * number),
             measures,
             storm if storm is not None and number % storm.every == 0 else None,
+            think,
         )
         for number, (name, token) in enumerate(sorted(tokens.items()))
     ]

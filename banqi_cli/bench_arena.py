@@ -45,16 +45,22 @@ def _difference(figures: RunFigures, quiet: RunFigures) -> str:
 
 
 HEADER: Final = (
-    f"{'load':<13} {'games':>5} {'plies':>7} {'plies/s':>7} {'CPU/ply':>8} {'peak RSS':>9}  "
+    f"{'load':<15} {'games':>5} {'plies':>7} {'plies/s':>7} {'CPU/ply':>8} {'peak RSS':>9}  "
     f"{'turnaround ms':<20} overcharge ms"
 )
 
 
-def _run_line(figures: RunFigures, quiet: RunFigures) -> str:
-    """One event's line: games, the server's cost, its turnaround and the overcharge."""
+def _name(figures: RunFigures, repeat: int) -> str:
+    """The event's load, and its round when there are several."""
+    return f"{figures.load.value} {figures.round}" if repeat > 1 else figures.load.value
+
+
+def _run_line(figures: RunFigures, quiet: RunFigures, repeat: int) -> str:
+    """One event's line: games, the server's cost, its turnaround and the overcharge (and
+    its difference from the quiet event of its round)."""
     rate = figures.plies / figures.wall_seconds if figures.wall_seconds else 0.0
     line = (
-        f"{figures.load.value:<13} {figures.games:>5} {figures.plies:>7,} {rate:>7,.0f} "
+        f"{_name(figures, repeat):<15} {figures.games:>5} {figures.plies:>7,} {rate:>7,.0f} "
         f"{figures.server_ms_per_ply:>5.2f} ms {figures.peak_rss_mib:>5.0f} MiB  "
         f"{_spread(figures.turnaround_ms):<20} {_spread(figures.overcharge_ms)}"
     )
@@ -65,11 +71,11 @@ def _run_line(figures: RunFigures, quiet: RunFigures) -> str:
     return line
 
 
-def _detail_lines(figures: RunFigures) -> list[str]:
+def _detail_lines(figures: RunFigures, repeat: int) -> list[str]:
     """An event's time and CPU, the relays' own delay, and what its spectators asked, by
     kind, and how fast they were answered."""
     lines = [
-        f"  {figures.load.value}: {figures.wall_seconds:.0f}s, server CPU "
+        f"  {_name(figures, repeat)}: {figures.wall_seconds:.0f}s, server CPU "
         f"{figures.server_cpu_seconds:.1f}s, relays' CPU {figures.relays_cpu_seconds:.1f}s "
         f"(their own delay ms {_spread(figures.relays_lag_ms)})"
     ]
@@ -130,6 +136,14 @@ def _detail_lines(figures: RunFigures) -> list[str]:
     help="The relays' engine (answered in the relays' process).",
 )
 @shown_option(
+    "--think",
+    "think_ms",
+    type=FiniteFloatRange(0, 10_000),
+    default=0.0,
+    help="Milliseconds the relays' engine takes over a move before it answers (the relays' "
+    "other games go on meanwhile).",
+)
+@shown_option(
     "--spectators",
     type=click.IntRange(0, 10_000),
     default=0,
@@ -155,6 +169,14 @@ def _detail_lines(figures: RunFigures) -> list[str]:
     help="Play it again with every second relay dropping its connection every 5 s on "
     "average (its overcharge is of the relays that stayed).",
 )
+@shown_option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=1,
+    help="Play the quiet event and each load this many times, in turn, each load compared "
+    "with the quiet event before it: on a machine with other work, the rounds show how much "
+    "the figures move by themselves.",
+)
 @path_option("--json", "json_file", help="Write the figures to this JSON file.")
 @click.pass_context
 def bench_arena_command(
@@ -167,10 +189,12 @@ def bench_arena_command(
     increment: float,
     rules: RuleSet,
     engine: str,
+    think_ms: float,
     spectators: int,
     flood: bool,
     slow_readers: bool,
     relay_storm: bool,
+    repeat: int,
     json_file: Path | None,
 ) -> None:
     """Hold an event of remote entrants on loopback and measure the server.
@@ -207,28 +231,32 @@ def bench_arena_command(
         rules=rules,
         level=ENGINES[engine],
         spectators=spectators or DEFAULT_SPECTATORS,
+        think_seconds=think_ms / 1000,
     )
+    thinking = f" thinking {think_ms:g} ms a move" if think_ms else ""
     click.echo(
-        f"arena: {entrants} remote entrants (relays of {engine} engines), {games_at_once} games "
-        f"at once, {plan.time_control.describe()} a side, {rules.name} rules"
+        f"arena: {entrants} remote entrants (relays of {engine} engines{thinking}), "
+        f"{games_at_once} games at once, {plan.time_control.describe()} a side, "
+        f"{rules.name} rules"
     )
     click.echo(HEADER)
-    shown: list[RunFigures] = []
+    quiet: list[RunFigures] = []
 
     def ran(figures: RunFigures) -> None:
-        click.echo(_run_line(figures, shown[0] if shown else figures))
-        shown.append(figures)
+        if figures.load is Load.QUIET:
+            quiet[:] = [figures]
+        click.echo(_run_line(figures, quiet[0], repeat))
 
     try:
         bench: ArenaBench = output.run_job(
-            lambda: play_bench(plan, loads, engine, ran),
+            lambda: play_bench(plan, loads, repeat, engine, ran),
             lambda: output.interrupted("interrupted: the event's server is stopped"),
         )
     except (EventError, RuntimeError) as error:
         output.fail(error)
     click.echo("(ms: median / p99 / max)")
     for figures in bench.runs:
-        for line in _detail_lines(figures):
+        for line in _detail_lines(figures, repeat):
             click.echo(line)
     if json_file is not None:
         try:
