@@ -1,5 +1,6 @@
 """What the GUI tests share: an app whose built-in engines play in-process, and helpers."""
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -11,6 +12,9 @@ from banqi_gui.watch import RunFolders
 from protocol.engine_loop import DctpEngine
 from referee.engine_spec import EngineSpec
 from referee.engine_start import EngineFactory, in_process_engines
+from referee.live import LiveGame
+from referee.record import PlyRecord
+from referee.timecontrol import TimeControl
 
 TOKEN: Final = "test-token-0123456789"
 HEADERS: Final = {"X-Banqi-Token": TOKEN}
@@ -40,3 +44,34 @@ def gui_config(
 def hidden_squares(state: dict[str, Any]) -> list[int]:
     """Indexes of the squares a state shows face down."""
     return [index for index, letter in enumerate(state["board"]) if letter == "X"]
+
+
+def live_game(
+    game_id: str,
+    moves: list[str],
+    deal: str = "1",
+    rules: str = "olympiad",
+    *,
+    names: tuple[str, str] = ("alpha", "beta"),
+    ms: int = 5,
+    updated_at: datetime = datetime(2026, 11, 30, 12, tzinfo=UTC),
+) -> LiveGame:
+    """A live view of a game after ``moves`` (red moved first), each ply ``ms`` long and
+    each clock a millisecond lower a ply."""
+    plies = [
+        PlyRecord(player=i % 2, move=move, ms=ms, clocks_ms=(899_000 - i, 898_000 - i))
+        for i, move in enumerate(moves)
+    ]
+    return LiveGame.model_validate(
+        {
+            "game_id": game_id,
+            "deal": deal,
+            "seed": 7,
+            "rules": PRESETS[rules],
+            "time_control": TimeControl(),
+            "players": [{"name": names[0], "colour": "red"}, {"name": names[1], "colour": "black"}],
+            "first": 0,
+            "plies": plies,
+            "updated_at": updated_at,
+        }
+    )

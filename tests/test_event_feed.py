@@ -12,13 +12,13 @@ pytest.importorskip("starlette", reason="the event pages need: pip install -e '.
 pytest.importorskip("httpx2", reason="the event pages need: pip install -e '.[test]'")
 
 from gui_helpers import builtin_loop
+from gui_helpers import live_game as gui_live_game
 from referee_fakes import play
 from starlette.testclient import TestClient
 
 from banqi_arena.hub import Hub
 from banqi_arena.server_app import arena_app
 from banqi_arena.tokens import TokenStore
-from banqi_engine.rules import PRESETS
 from banqi_gui.event_feed import EntrantLink, EventFacts, EventFeed, WaitingGame
 from banqi_gui.event_routes import ORGANISER_COOKIE, ORGANISER_HEADER, event_routes
 from banqi_gui.spectator_delay import NO_DELAY, DelayError, SpectatorDelay, parse_delay
@@ -26,9 +26,8 @@ from banqi_gui.web_common import SECURITY_HEADERS
 from referee.engine_spec import EngineSpec
 from referee.engine_start import in_process_engines
 from referee.live import LiveGame, live_file, write_live
-from referee.record import GameRecord, PlyRecord
+from referee.record import GameRecord
 from referee.storage import save_game
-from referee.timecontrol import TimeControl
 from referee.withheld import withhold
 from tournaments.config import builtin_engine_command
 from tournaments.run_control import CONTROL_FILE, RunControl
@@ -52,22 +51,9 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> list[GameRecord]:
 def live_game(
     game_id: str, deal: str, moves: list[str], updated_at: datetime, rules: str = "olympiad"
 ) -> LiveGame:
-    plies = [
-        PlyRecord(player=i % 2, move=move, ms=1000, clocks_ms=(60_000 - i, 60_000 - i))
-        for i, move in enumerate(moves)
-    ]
-    return LiveGame.model_validate(
-        {
-            "game_id": game_id,
-            "deal": deal,
-            "seed": 7,
-            "rules": PRESETS[rules],
-            "time_control": TimeControl(),
-            "players": [{"name": "a", "colour": "red"}, {"name": "b", "colour": "black"}],
-            "first": 0,
-            "plies": plies,
-            "updated_at": updated_at,
-        }
+    """A game of a and b being played, a second a ply."""
+    return gui_live_game(
+        game_id, moves, deal, rules, names=("a", "b"), ms=1000, updated_at=updated_at
     )
 
 
@@ -188,7 +174,7 @@ def test_the_delay_in_plies_hides_the_last_plies(tmp_path: Path) -> None:
     write_live(live_file(event.run, "g9"), live_game("g9", "9", MOVES, NOW))
     board = event.get("/api/event/games/g9")["board"]
     assert board["plies"] == MOVES[:2] and board["plies_hidden"] == 4  # type: ignore[index]
-    assert board["clocks_ms"] == [59_999, 59_999]  # type: ignore[index]  # of the last shown
+    assert board["clocks_ms"] == [898_999, 897_999]  # type: ignore[index]  # of the last shown
     assert event.get("/api/event")["delay"] == {"plies": 4}
 
 

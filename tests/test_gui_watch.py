@@ -21,7 +21,7 @@ from tournaments.runner import RunEvents, RunOptions
 pytest.importorskip("starlette", reason="the GUI tests need: pip install -e '.[test]'")
 pytest.importorskip("httpx2", reason="the GUI tests need: pip install -e '.[test]'")
 
-from gui_helpers import HEADERS, builtin_loop, gui_config
+from gui_helpers import HEADERS, builtin_loop, gui_config, live_game
 from in_process_engines import engine_spec, in_process
 from referee_fakes import play
 from spectator_data import LONG_NAME, play_match
@@ -33,10 +33,9 @@ from protocol.messages import Reply
 from referee.engine_spec import EngineSpec
 from referee.engine_start import in_process_engines
 from referee.live import LIVE_DIR, LiveGame, live_file, read_live, write_live
-from referee.record import GameRecord, PlyRecord
+from referee.record import GameRecord
 from referee.storage import save_game
 from referee.text_record import format_text_record
-from referee.timecontrol import TimeControl
 from referee.withheld import withhold
 from tournaments.config import builtin_engine_command
 
@@ -85,26 +84,6 @@ def test_a_live_view_that_cannot_be_written_does_not_stop_anything(tmp_path: Pat
     assert not write_live(tmp_path / "live" / "g1.json", view)
     assert write_live(live_file(tmp_path / "ok", "g1"), view)
     assert read_live(live_file(tmp_path / "ok", "g1")) == view
-
-
-def live_game(game_id: str, moves: list[str], deal: str = "1", rules: str = "olympiad") -> LiveGame:
-    plies = [
-        PlyRecord(player=i % 2, move=move, ms=5, clocks_ms=(899_000, 898_000))
-        for i, move in enumerate(moves)
-    ]
-    return LiveGame.model_validate(
-        {
-            "game_id": game_id,
-            "deal": deal,
-            "seed": 7,
-            "rules": PRESETS[rules],
-            "time_control": TimeControl(),
-            "players": [{"name": "alpha", "colour": "red"}, {"name": "beta", "colour": "black"}],
-            "first": 0,
-            "plies": plies,
-            "updated_at": "2026-11-30T12:00:00Z",
-        }
-    )
 
 
 @pytest.fixture(scope="module")
