@@ -35,10 +35,8 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
-    FileResponse,
     JSONResponse,
     PlainTextResponse,
-    RedirectResponse,
     Response,
 )
 from starlette.routing import Mount, Route
@@ -57,7 +55,14 @@ from .play_settings import UNTIMED_ENGINE_MOVE_TIME, PlayOptions, PlaySettings
 from .replay_view import replay_of_upload
 from .sessions import SessionLimits, Sessions
 from .watch import RecordCache, RunFolders, WatchError, record_replay, watch_view
-from .web_common import STATIC, SecurityHeaders, error_response, has_token, internal_error
+from .web_common import (
+    STATIC,
+    SecurityHeaders,
+    error_response,
+    has_token,
+    internal_error,
+    token_page,
+)
 
 COOKIE: Final = "banqi_token"
 HEADER: Final = "x-banqi-token"
@@ -150,24 +155,6 @@ def _api(token: str, handler: Handler) -> Endpoint:
         return result if isinstance(result, Response) else JSONResponse(result)
 
     return endpoint
-
-
-def _index(token: str) -> Endpoint:
-    """The page; with ``?token=``, the cookie set (if the token is right) and a redirect."""
-
-    async def index(request: Request) -> Response:
-        given = request.query_params.get("token")
-        if given is None:
-            return FileResponse(STATIC / "index.html")
-        if not has_token(given, token):
-            return PlainTextResponse(
-                "wrong token: open the address that 'banqi gui' printed", status_code=403
-            )
-        response = RedirectResponse("/", status_code=303)
-        response.set_cookie(COOKIE, given, httponly=True, samesite="strict")
-        return response
-
-    return index
 
 
 class _PlayApi:
@@ -335,7 +322,16 @@ def create_app(config: GuiConfig) -> Starlette:
             await sessions.close_all()
 
     routes = [
-        Route("/", _index(config.token)),
+        Route(
+            "/",
+            token_page(
+                "index.html",
+                config.token,
+                COOKIE,
+                "/",
+                "wrong token: open the address that 'banqi gui' printed",
+            ),
+        ),
         *_PlayApi(config.play, sessions).routes(config.token),
         *_WatchApi(config.runs).routes(config.token),
         Route("/api/replay", _api(config.token, _replay), methods=["POST"]),

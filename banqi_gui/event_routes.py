@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable
 from typing import Final
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -38,7 +38,7 @@ from referee.text_record import format_text_record
 from tournaments.run_control import RunControl
 
 from .event_feed import EventFeed
-from .web_common import STATIC, error_response, has_token
+from .web_common import STATIC, error_response, has_token, token_page
 
 ORGANISER_COOKIE: Final = "banqi_organiser"
 ORGANISER_HEADER: Final = "x-banqi-organiser"
@@ -134,18 +134,13 @@ def event_routes(
 
         return endpoint
 
-    async def organiser_page(request: Request) -> Response:
-        given = request.query_params.get("token")
-        if given is None:
-            return FileResponse(STATIC / "organiser.html")
-        if not has_token(given, organiser_token):
-            return PlainTextResponse(
-                "wrong token: open the organiser's address that 'banqi serve' printed",
-                status_code=403,
-            )
-        response = RedirectResponse("/organiser", status_code=303)
-        response.set_cookie(ORGANISER_COOKIE, given, httponly=True, samesite="strict")
-        return response
+    organiser_page = token_page(
+        "organiser.html",
+        organiser_token,
+        ORGANISER_COOKIE,
+        "/organiser",
+        "wrong token: open the organiser's address that 'banqi serve' printed",
+    )
 
     async def organiser(request: Request) -> Response:
         return await long_poll(request, "organiser", feed.organiser)

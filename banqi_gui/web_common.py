@@ -3,11 +3,18 @@ headers, JSON errors and token checks (``banqi gui``'s app and ``banqi serve``'s
 pages)."""
 
 import secrets
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Final
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 STATIC: Final = Path(__file__).parent / "static"
@@ -29,6 +36,26 @@ def error_response(status: int, message: str) -> JSONResponse:
 def has_token(given: str, token: str) -> bool:
     """Whether ``given`` is the token (compared in constant time)."""
     return secrets.compare_digest(given.encode(), token.encode())
+
+
+def token_page(
+    page: str, token: str, cookie: str, home: str, wrong: str
+) -> Callable[[Request], Awaitable[Response]]:
+    """The endpoint of a page behind ``token``: the static ``page``; with ``?token=``, the
+    ``cookie`` set (httponly, same site only) if the token is right and a redirect to
+    ``home``, else 403 with the words ``wrong``."""
+
+    async def endpoint(request: Request) -> Response:
+        given = request.query_params.get("token")
+        if given is None:
+            return FileResponse(STATIC / page)
+        if not has_token(given, token):
+            return PlainTextResponse(wrong, status_code=403)
+        response = RedirectResponse(home, status_code=303)
+        response.set_cookie(cookie, given, httponly=True, samesite="strict")
+        return response
+
+    return endpoint
 
 
 async def internal_error(request: Request, error: Exception) -> Response:
