@@ -125,10 +125,11 @@ class EvalParams(BaseModel):
         "chase_max_hidden or fewer pieces face down.",
     )
     parity_weight: float = _param(
-        1.0,
+        0.0,
         0.0,
         8.0,
-        "Chaser with the right distance parity (no face down left), per chaser.",
+        "Chaser with the right distance parity (no face down left), per chaser (off by "
+        "default: no bonus scored better against jlc and in self-play).",
     )
     flip_risk_weight: float = _param(
         0.1,

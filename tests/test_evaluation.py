@@ -32,14 +32,17 @@ def evaluate(text: str, rules: RuleSet = OLYMPIAD, **weights: float) -> float:
     return Evaluator(rules, params).evaluate(parse_position(text))
 
 
-def term(text: str, name: str, rules: RuleSet = OLYMPIAD) -> float:
-    """What one weight adds to the score of ``text`` (side to move's view)."""
-    return evaluate(text, rules) - evaluate(text, rules, **{name: 0.0})
+def term(text: str, name: str, rules: RuleSet = OLYMPIAD, weight: float | None = None) -> float:
+    """What one weight (at its default, or at ``weight``) adds to the score of ``text``
+    (side to move's view)."""
+    given = {} if weight is None else {name: weight}
+    return evaluate(text, rules, **given) - evaluate(text, rules, **{name: 0.0})
 
 
-def red_view(text: str, name: str) -> float:
-    """What one weight adds to the score of ``text``, from red's view."""
-    value = term(text, name)
+def red_view(text: str, name: str, weight: float | None = None) -> float:
+    """What one weight (at its default, or at ``weight``) adds to the score of ``text``,
+    from red's view."""
+    value = term(text, name, weight=weight)
     return value if parse_position(text).side == RED else -value
 
 
@@ -179,12 +182,13 @@ def test_a_lone_chasers_parity_flips_with_the_side_to_move() -> None:
     # distance parity never lets it catch the knight; with black to move it does
     red_to_move = "----/----/----/----/-n--/----/-R--/---- r 00000000000000"
     black_to_move = red_to_move.replace(" r ", " b ")
-    assert red_view(red_to_move, "parity_weight") < 0
-    assert red_view(black_to_move, "parity_weight") == pytest.approx(
-        -red_view(red_to_move, "parity_weight")
+    assert red_view(red_to_move, "parity_weight", 1.0) < 0
+    assert red_view(black_to_move, "parity_weight", 1.0) == pytest.approx(
+        -red_view(red_to_move, "parity_weight", 1.0)
     )
     odd = "----/----/----/-n--/----/----/-R--/---- r 00000000000000"
-    assert red_view(odd, "parity_weight") > 0
+    assert red_view(odd, "parity_weight", 1.0) > 0
+    assert red_view(odd, "parity_weight") == 0  # off by default
 
 
 def test_flipping_risk_next_to_own_strong_pieces() -> None:
