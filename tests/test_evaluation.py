@@ -167,8 +167,7 @@ def test_a_chaser_is_credited_a_share_of_its_preys_value_by_distance() -> None:
     hunt = [term(text, "hunt_weight") for text in (near, two, far, alone)]
     assert hunt[0] > hunt[1] > hunt[2] > hunt[3]  # on by default
     double = [
-        evaluate(text, hunt_weight=2 * DEFAULT_PARAMS.hunt_weight)
-        - evaluate(text, hunt_weight=0.0)
+        evaluate(text, hunt_weight=2 * DEFAULT_PARAMS.hunt_weight) - evaluate(text, hunt_weight=0.0)
         for text in (near, two, far, alone)
     ]
     assert double == pytest.approx([2 * share for share in hunt])  # linear in its weight
