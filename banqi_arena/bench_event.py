@@ -309,9 +309,16 @@ def problems_of(records: list[GameRecord], measures: SwarmMeasures) -> list[str]
     """Why the event does not count as run: no game, games not ended on the board, relay
     errors."""
     problems = [] if records else ["no game was recorded"]
+    ended: dict[str, list[GameRecord]] = {}
     for record in records:
         if not record.reason.is_board_end:
-            problems.append(f"game {record.game_id} ended by {record.reason}: {record.detail}")
+            ended.setdefault(record.reason, []).append(record)
+    for reason, games in sorted(ended.items()):
+        first = games[0]
+        problems.append(
+            f"{len(games)} game{'s' if len(games) > 1 else ''} ended by {reason}, the first "
+            f"{first.game_id}: {first.detail}"
+        )
     if measures.error_count:
         shown = "; ".join(measures.errors[:5])
         problems.append(f"{measures.error_count} relay errors, the first: {shown}")

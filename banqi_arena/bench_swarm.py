@@ -101,14 +101,14 @@ class SwarmMeasures:
 class _Engines:
     """One relay's engines, one a game, and what they answer."""
 
-    def __init__(self, entrant: str, rules: RuleSet, level: int, seed: int) -> None:
-        self.entrant = entrant
+    def __init__(self, rules: RuleSet, level: int, seed: int) -> None:
         self.rules = rules
         self.level = level
         self.seed = seed
         self.running: dict[str, DctpEngine] = {}
 
     def start(self, game: str) -> None:
+        """A fresh engine for ``game``, its player seeded apart from the others."""
         self.seed += 1
         player = make_player(self.level, self.seed, self.rules)
         self.running[game] = DctpEngine(self.rules, player)
@@ -285,7 +285,7 @@ async def run_swarm(
             url,
             name,
             token,
-            _Engines(name, rules, level, seed=1000 * number),
+            _Engines(rules, level, seed=1000 * number),
             measures,
             storm if storm is not None and number % storm.every == 0 else None,
             think,

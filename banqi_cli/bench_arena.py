@@ -263,7 +263,8 @@ def bench_arena_command(
             json_file.write_text(bench.model_dump_json(indent=2) + "\n", encoding="utf-8")
         except OSError as error:
             output.fail(InputError(f"cannot write {json_file}: {error.strerror}"))
-    problems = [f"{run.load.value}: {problem}" for run in bench.runs for problem in run.problems]
+    problems = [
+        f"{_name(run, repeat)}: {problem}" for run in bench.runs for problem in run.problems
+    ]
     if problems:
-        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
-        output.fail(InputError("the event did not run cleanly: " + "; ".join(problems[:5]) + more))
+        output.fail(InputError("not every event ran cleanly:\n" + "\n".join(problems)))
