@@ -4,7 +4,7 @@ A connection proves its entrant with ``hello`` within ``AUTH_SECONDS``; a wrong 
 entrant already connected, or too many connections from one address is refused with a
 ``refused`` frame and closed. An authenticated connection is a :class:`ClientLink`: the
 engines of its games (``RemotePipes``), the frames it may send (bounded in size by
-``wire`` and in rate by ``MAX_FRAMES_PER_SECOND``), and the round trips its pings measure.
+``wire`` and in rate by ``MAX_FRAMES_PER_SECOND`` a game), and the round trips its pings measure.
 When it drops, its engines count as lost (:attr:`RemotePipes.lost`), so a game can wait for
 the entrant to come back.
 """
@@ -29,7 +29,9 @@ from .tokens import TokenStore, entrant_of
 AUTH_SECONDS: Final = 5.0
 """Seconds a new connection has to send its ``hello``."""
 MAX_FRAMES_PER_SECOND: Final = 500
-"""Frames a client may send in a second, on average over ``RATE_WINDOW`` seconds."""
+"""Frames a client may send in a second for each game it is playing (at least one), on
+average over ``RATE_WINDOW`` seconds: a relay in 32 games at once sends 32 engines'
+lines."""
 RATE_WINDOW: Final = 2.0
 PING_SECONDS: Final = 2.0
 """Seconds between the pings that measure a client's round trip."""
@@ -268,8 +270,8 @@ async def _receive_loop(socket: Socket, link: ClientLink) -> None:
         count += 1
         if now - window_start >= RATE_WINDOW:
             window_start, count = now, 1
-        elif count > MAX_FRAMES_PER_SECOND * RATE_WINDOW:
-            raise Refusal(f"more than {MAX_FRAMES_PER_SECOND} frames a second", CLOSE_POLICY)
+        elif count > MAX_FRAMES_PER_SECOND * max(1, len(link.games)) * RATE_WINDOW:
+            raise Refusal(f"more than {MAX_FRAMES_PER_SECOND} frames a second a game", CLOSE_POLICY)
         try:
             frame = wire.client_frame(text)
         except wire.FrameError as error:
