@@ -18,10 +18,10 @@ def test_a_small_event_is_played_quiet_and_watched(tmp_path: Path) -> None:
     figures = tmp_path / "arena.json"
     args = ["bench", "arena", "--entrants", "4", "--games-at-once", "2", "--games", "4"]
     args += ["--rules", "casual", "--time", "30", "--spectators", "5", "--json", str(figures)]
-    args += ["--think", "20"]  # engines of no time at all pass the server's 500 frames a second
+    args += ["--think", "5"]  # engines of no time at all pass 500 frames a second a game
     outcome = CliRunner().invoke(cli, args)
     assert outcome.exit_code == 0, outcome.output
-    assert "4 remote entrants (relays of random engines thinking 20 ms a move)" in outcome.output
+    assert "4 remote entrants (relays of random engines thinking 5 ms a move)" in outcome.output
     bench = ArenaBench.model_validate_json(figures.read_text())
     assert [run.load for run in bench.runs] == [Load.QUIET, Load.SPECTATORS]
     for run in bench.runs:
@@ -34,7 +34,7 @@ def test_a_small_event_is_played_quiet_and_watched(tmp_path: Path) -> None:
         assert run.relay_connects == 4 and run.relay_drops == 0
         assert isinstance(run.turnaround_ms, Spread) and isinstance(run.overcharge_ms, Spread)
         assert run.overcharge_ms.count == run.plies  # every ply's engine time was measured
-        assert run.overcharge_ms.median < 20  # the 20 ms each move took are the engine's
+        assert run.overcharge_ms.median < 20  # the 5 ms each move took are the engine's
         assert run.turnaround_ms.median <= run.turnaround_ms.p99 <= run.turnaround_ms.max
         assert f"{run.load.value:<15} {run.games:>5} {run.plies:>7,}" in outcome.output
     quiet, watched = bench.runs
