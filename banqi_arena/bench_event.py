@@ -30,6 +30,7 @@ from typing import Final
 from pydantic import BaseModel, ValidationError
 
 from banqi_engine.rules import RuleSet
+from banqi_gui.event_routes import ORGANISER_HEADER
 from referee.record import GameRecord, read_record
 from referee.storage import GAMES_DIR
 from referee.timecontrol import TimeControl
@@ -50,7 +51,6 @@ STALL_SECONDS: Final = 30
 POLL_SECONDS: Final = 0.1
 ORGANISER_SECONDS: Final = 30.0
 """Seconds an organiser's request may take."""
-ORGANISER_HEADER: Final = "X-Banqi-Organiser"
 BANQI: Final = (sys.executable, "-c", "from banqi_cli.main import cli; cli()")
 
 
