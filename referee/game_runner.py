@@ -17,7 +17,8 @@ from .engine_spec import EngineSpec
 from .engine_start import EngineFactory, start_engine_process
 from .game_loop import GameLoop
 from .game_setup import GameSetup
-from .live import end_live, live_view, write_live
+from .live import live_view
+from .live_writer import LiveViewWriter
 from .record import GameRecord, PlayerInfo, player_info
 from .seats import EngineSeat, Seat
 from .transcript import Transcript
@@ -69,6 +70,7 @@ async def play_game(
     DCTP transcript if asked; its seats made by ``make_seat`` (engine seats by default).
 
     Nothing is written but the live view at ``live_path`` while the game runs (if given;
+    written off the event loop, the newest view first, by :mod:`referee.live_writer`;
     given up, with one warning, at the first write that fails; removed at its end): the
     caller saves the record and the transcript (see ``referee.deal_records``); a game cut
     short keeps neither.
@@ -76,19 +78,20 @@ async def play_game(
     traffic = Transcript() if keep_traffic else None
     seats = engine_seats(setup, start_engine, traffic, make_seat)
     loop: GameLoop
-    live = live_path
+    live = LiveViewWriter(live_path) if live_path is not None else None
 
     def publish() -> None:
-        nonlocal live
         if live is not None and loop.record is None:
-            infos = [seat.info for seat in seats]
-            if not write_live(live, live_view(setup, infos, loop.plies)):
-                live = None  # warned once: the game goes on without its live view
+            # What the view is made of as it is now (colours and a take-back change it):
+            # the view is built and written in a worker thread.
+            infos = [seat.info.model_copy() for seat in seats]
+            plies = tuple(loop.plies)
+            live.show(lambda: live_view(setup, infos, plies))
 
     loop = GameLoop(setup, deal, seats, on_change=publish)
     try:
         record = await loop.run()
     finally:
-        if live_path is not None:
-            end_live(live_path)
+        if live is not None:
+            await live.end()
     return PlayedGame(record, traffic.text() if traffic is not None else None)

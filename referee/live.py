@@ -1,11 +1,12 @@
 """The public live view of a game being played: what anyone watching may see, and its file.
 
-While a game runs, the referee rewrites ``live/<game_id>.json`` in the run folder after
-every ply (``banqi gui --watch`` reads it). It holds only what both engines have been
-told: the players, the plies so far with each flip's piece as it was revealed, and the
-clocks. Never the layout, the deal secret, or a piece that is still face down. The file
-is removed when the game ends: from then on the game's record speaks for it (withheld,
-with its flips hidden, while another game of its deal is still to end).
+While a game runs, the referee rewrites ``live/<game_id>.json`` in the run folder as it
+moves on (``banqi gui --watch`` reads it), off the event loop and the newest view first
+(:mod:`referee.live_writer`). It holds only what both engines have been told: the
+players, the plies so far with each flip's piece as it was revealed, and the clocks.
+Never the layout, the deal secret, or a piece that is still face down. The file is
+removed when the game ends: from then on the game's record speaks for it (withheld, with
+its flips hidden, while another game of its deal is still to end).
 
 Writing it is best effort: a live view that cannot be written never stops a game.
 """

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from referee_fakes import TEST_KEY, TEST_MACS
 
-import referee.game_runner
+import referee.live_writer
 from banqi_engine.rules import PRESETS
 from referee import sandbox
 from referee.sandbox import Isolation, SandboxMode
@@ -239,7 +239,7 @@ def test_live_views_are_written_only_when_the_run_allows_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, live_views: bool
 ) -> None:
     written: list[Path] = []
-    monkeypatch.setattr(referee.game_runner, "write_live", lambda path, view: written.append(path))
+    monkeypatch.setattr(referee.live_writer, "write_live", lambda path, view: written.append(path))
     config = MatchConfig(
         engines=(engine_spec("a", "--level", "0"), engine_spec("b", "--level", "0")),
         games=1,
