@@ -6,7 +6,9 @@ entrant already connected, or too many connections from one address is refused w
 engines of its games (``RemotePipes``), the frames it may send (bounded in size by
 ``wire`` and in rate by ``MAX_FRAMES_PER_SECOND`` a game), and the round trips its pings measure.
 When it drops, its engines count as lost (:attr:`RemotePipes.lost`), so a game can wait for
-the entrant to come back.
+the entrant to come back; a client of protocol version 2 keeps them instead, and the hub
+keeps their side ``wire.RESUME_SECONDS`` (suspended): a ``hello`` that lists one whose
+lines match resumes it on the new connection, and the others are lost then.
 """
 
 import asyncio
@@ -82,6 +84,8 @@ class ClientLink:
     rtts: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_SAMPLES))
     pings: dict[int, float] = field(default_factory=dict)
     closed: bool = False
+    resumes: bool = False
+    """Whether the client keeps its engines when the connection drops (version 2)."""
     not_reading: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once ``MAX_OUTBOX`` frames wait: the connection is then ended at once."""
 
@@ -110,6 +114,9 @@ class Hub:
         self.waiting: dict[tuple[str, str], datetime] = {}
         """Since when each game's engine of an entrant (by game and entrant) waits for the
         entrant to connect."""
+        self.suspended: dict[str, dict[str, RemotePipes]] = {}
+        """The engines of each entrant whose connection dropped, by game, that its next
+        connection may resume."""
         self._per_address: dict[str, int] = {}
         self._changed = asyncio.Condition()
 
@@ -157,8 +164,19 @@ class Hub:
             return None
         except Exception:  # the connection went away before it said who it is
             return None
-        link = ClientLink(entrant, address)
-        link.send(wire.Welcome(entrant=entrant))
+        link = ClientLink(entrant, address, resumes=frame.protocol != "banqi-arena/1")
+        resumed = self._resumable(entrant, (frame.held or []) if link.resumes else [])
+        since = [
+            wire.Resumed(game=held.game, since=pipes.received_count) for pipes, held in resumed
+        ]
+        link.send(
+            wire.Welcome(
+                protocol=frame.protocol, entrant=entrant, resumed=since if link.resumes else None
+            )
+        )
+        for pipes, held in resumed:
+            pipes.resume(link.send, held)
+            link.games[held.game] = pipes
         async with self._changed:
             self.links[entrant] = link
             self._changed.notify_all()
@@ -190,15 +208,51 @@ class Hub:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
 
+    def _resumable(
+        self, entrant: str, held: list[wire.Held]
+    ) -> list[tuple[RemotePipes, wire.Held]]:
+        """The entrant's suspended engines its client still holds and can go on with;
+        the others are lost (and forgotten), as are the games it names that are not its."""
+        suspended = self.suspended.pop(entrant, {})
+        resumed = []
+        for engine in held:
+            pipes = suspended.pop(engine.game, None)
+            if pipes is not None and pipes.resumable(engine):
+                resumed.append((pipes, engine))
+            elif pipes is not None:
+                pipes.lose()
+        for pipes in suspended.values():
+            pipes.lose()
+        return resumed
+
     async def _detach(self, link: ClientLink) -> None:
-        """The link is gone: its engines count as lost, its entrant is free again."""
+        """The link is gone: its entrant is free again, and its engines are suspended for
+        ``wire.RESUME_SECONDS`` if its client resumes them, else lost."""
         async with self._changed:
             if self.links.get(link.entrant) is link:
                 del self.links[link.entrant]
             self._changed.notify_all()
-        for pipes in list(link.games.values()):
-            pipes.lose()
+        for game, pipes in list(link.games.items()):
+            if not link.resumes:
+                pipes.lose()
+                continue
+            pipes.suspend()
+            self.suspended.setdefault(link.entrant, {})[game] = pipes
+            loop = asyncio.get_running_loop()
+            pipes.expiry = loop.call_later(
+                wire.RESUME_SECONDS, self._expire, link.entrant, game, pipes
+            )
         link.games.clear()
+
+    def _expire(self, entrant: str, game: str, pipes: RemotePipes) -> None:
+        """A suspended engine whose client did not come back in time: lost."""
+        pipes.expiry = None
+        suspended = self.suspended.get(entrant, {})
+        if suspended.get(game) is pipes:
+            del suspended[game]
+            if not suspended:
+                del self.suspended[entrant]
+            pipes.lose()
 
     # -- engines ----------------------------------------------------------------------
 
@@ -227,6 +281,9 @@ class Hub:
         old = link.games.pop(game, None)
         if old is not None:
             old.kill()
+        waiting = self.suspended.get(entrant, {}).pop(game, None)
+        if waiting is not None:
+            waiting.lose()
         client, pipes = remote_engine(game, entrant, link.send, traffic_log)
         link.games[game] = pipes
         return client, pipes, link

@@ -5,9 +5,11 @@ asks: ``start`` runs a fresh engine process for a game (sandboxed as the referee
 engines, unless told otherwise, within its limits), ``send`` writes a line to it, ``stop``
 ends it; every line the engine writes on stdout goes back as ``line``, its exit as
 ``exited`` (with the limit it reached, if one stopped it; its stderr stays here). It judges
-nothing and sends nothing on its own: after a dropped connection it stops its engines,
-connects again (waiting a little longer each time, up to ``MAX_BACKOFF``) and waits to be
-asked again; the server tells a fresh engine the game so far.
+nothing and sends nothing on its own: after a dropped connection it connects again (waiting
+a little longer each time, up to ``MAX_BACKOFF``), keeping its engines ``RESUME_SECONDS``
+meanwhile (the lines each writes are kept, ``KEPT_LINES`` at most): its ``hello`` lists
+them, and the server's ``welcome`` says which games go on with them (the lines it missed
+sent again); the others are stopped, and the server tells a fresh engine the game so far.
 """
 
 import asyncio
@@ -15,7 +17,8 @@ import contextlib
 import os
 import signal
 import ssl
-from collections.abc import Awaitable, Callable
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -37,8 +40,13 @@ MAX_BACKOFF: Final = 5.0
 """Seconds between attempts to connect: doubling from the first to this."""
 CONNECT_SECONDS: Final = 10.0
 """Seconds to open the connection and hear ``welcome``."""
-MAX_ENGINES: Final = 64
+MAX_ENGINES: Final = wire.MAX_ENGINES
 """Engines the relay runs at once, whatever a server asks (one a game being played)."""
+RESUME_SECONDS: Final = wire.RESUME_SECONDS
+"""Seconds the engines are kept after the connection drops, for the server to resume them."""
+KEPT_LINES: Final = 256
+"""The last lines each engine wrote that are kept to send again after a drop; an engine
+that writes more while the connection is down waits for it (its pipe fills)."""
 STOP_SECONDS: Final = 1.0
 """Seconds an engine asked to stop has to exit after its stdin closes, before SIGKILL."""
 STDERR_TAIL_CHARS: Final = 4096
@@ -83,10 +91,61 @@ class _Engine:
         self.stderr_tail = ""
         """The end of its stderr (which stays here), for the error an allocation or a full
         room ended it with."""
+        self.told = 0
+        """Lines written to its stdin."""
+        self.said: deque[str] = deque()
+        """The last lines it wrote (all of them while the connection is down)."""
+        self.said_count = 0
+        self.exit: str | None = None
+        """Its ``exited`` frame, once it has ended."""
+        self.connection: _Connection | None = None
+        """The connection its lines go to: None while it is down or not yet resumed."""
+        self.attached = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+        self.expiry: asyncio.TimerHandle | None = None
 
-    async def pump(self, send: Callable[[str], Awaitable[None]]) -> None:
+    def held(self) -> wire.Held:
+        """What a ``hello`` says of it."""
+        return wire.Held(game=self.game, told=self.told, said=self.said_count, kept=len(self.said))
+
+    def attach(self, connection: "_Connection | None") -> None:
+        self.connection = connection
+        if connection is None:
+            self.attached.clear()
+        else:
+            self.attached.set()
+
+    async def send_line(self, text: str) -> None:
+        """Keep a line it wrote, and send it if connected; while not, wait once
+        ``KEPT_LINES`` are kept."""
+        while self.connection is None and len(self.said) >= KEPT_LINES:
+            await self.attached.wait()
+        self.said.append(text)
+        self.said_count += 1
+        connection = self.connection
+        if connection is not None:
+            while len(self.said) > KEPT_LINES:
+                self.said.popleft()
+            await connection.send(wire.encoded(wire.Line(game=self.game, text=text)))
+
+    async def resume(self, connection: "_Connection", since: int) -> bool:
+        """Send ``connection`` the lines said after the first ``since`` (and the exit, if
+        it has ended), then relay to it; False if those lines are no longer kept."""
+        index = since - (self.said_count - len(self.said))
+        if not 0 <= index <= len(self.said):
+            return False
+        while index < len(self.said):  # more may come meanwhile; none is dropped
+            await connection.send(wire.encoded(wire.Line(game=self.game, text=self.said[index])))
+            index += 1
+        self.attach(connection)
+        if self.exit is not None:
+            await connection.send(self.exit)
+        return True
+
+    async def pump(self, ended: Callable[["_Engine"], None]) -> None:
         """Relay stdout lines until end of file, then the exit (a line too long ends it),
-        with the limit it reached, if any; the control group goes with the engine."""
+        with the limit it reached, if any; the control group goes with the engine;
+        ``ended`` once the exit is sent (not while the connection is down)."""
         stdout = self.process.stdout
         assert stdout is not None
         helpers = [asyncio.create_task(self._drain_stderr())]
@@ -96,8 +155,7 @@ class _Engine:
         try:
             try:
                 while line := await stdout.readline():
-                    text = line.decode("utf-8", "replace")[:-1]
-                    await send(wire.encoded(wire.Line(game=self.game, text=text)))
+                    await self.send_line(line.decode("utf-8", "replace")[:-1])
             except ValueError:  # a line over the reader's limit
                 error = f"the engine wrote a line over {wire.MAX_LINE_CHARS} bytes"
             status = await self.stop()
@@ -110,9 +168,12 @@ class _Engine:
                 if reached is None
                 else wire.LimitReached(kind=reached.kind, words=reached.words)
             )
-            await send(
-                wire.encoded(wire.Exited(game=self.game, status=status, error=error, limit=limit))
+            self.exit = wire.encoded(
+                wire.Exited(game=self.game, status=status, error=error, limit=limit)
             )
+            if self.connection is not None:
+                await self.connection.send(self.exit)
+                ended(self)
         finally:
             for helper in helpers:
                 helper.cancel()
@@ -138,6 +199,7 @@ class _Engine:
                 return
 
     def write(self, text: str) -> None:
+        self.told += 1
         stdin = self.process.stdin
         if stdin is not None and not stdin.is_closing():
             stdin.write(text.encode() + b"\n")
@@ -185,31 +247,134 @@ async def _start_engine(settings: RelaySettings, game: str) -> _Engine:
     return _Engine(game, process, watch)
 
 
-class _Connection:
-    """One connection's engines and the frames it sends."""
+class _Engines:
+    """The relay's engines, one a game, kept across its connections."""
 
-    def __init__(self, socket: Any, settings: RelaySettings, events: RelayEvents) -> None:
-        self.socket = socket
+    def __init__(self, settings: RelaySettings, events: RelayEvents) -> None:
         self.settings = settings
         self.events = events
-        self.engines: dict[str, _Engine] = {}
-        self.tasks: set[asyncio.Task[None]] = set()
+        self.running: dict[str, _Engine] = {}
+        self.reaping: set[asyncio.Task[None]] = set()
+
+    def held(self) -> list[wire.Held]:
+        """What the next ``hello`` lists."""
+        return [engine.held() for engine in self.running.values()]
+
+    async def resume(self, connection: "_Connection", resumed: list[wire.Resumed]) -> None:
+        """Relay to ``connection`` the engines of the games it resumes; stop the others."""
+        since = {entry.game: entry.since for entry in resumed}
+        for engine in list(self.running.values()):
+            if engine.game in since and await engine.resume(connection, since[engine.game]):
+                self._keep(engine)
+                self.events.game(engine.game, "resumed")
+                if engine.exit is not None:
+                    self._forget(engine)
+                continue
+            await self.stop(engine.game)
+            if engine.game in since:  # the server's count is not one kept here: say so
+                words = "the relay no longer has the lines its engine wrote"
+                await connection.send(
+                    wire.encoded(wire.Exited(game=engine.game, status=None, error=words))
+                )
+
+    def detach(self) -> None:
+        """The connection dropped: each engine is kept ``RESUME_SECONDS``, then stopped."""
+        loop = asyncio.get_running_loop()
+        for engine in self.running.values():
+            engine.attach(None)
+            if engine.expiry is None:
+                engine.expiry = loop.call_later(RESUME_SECONDS, self._expire, engine)
+
+    def _keep(self, engine: _Engine) -> None:
+        if engine.expiry is not None:
+            engine.expiry.cancel()
+            engine.expiry = None
+
+    def _expire(self, engine: _Engine) -> None:
+        engine.expiry = None
+        if self.running.get(engine.game) is engine and engine.connection is None:
+            self._forget(engine)
+            task = asyncio.create_task(_reap(engine))
+            self.reaping.add(task)
+            task.add_done_callback(self.reaping.discard)
+
+    def _forget(self, engine: _Engine) -> None:
+        if self.running.get(engine.game) is engine:
+            del self.running[engine.game]
+
+    async def start(self, connection: "_Connection", game: str) -> None:
+        """A fresh engine for ``game``, relayed to ``connection`` (an ``exited`` frame
+        if it cannot start)."""
+        await self.stop(game)
+        if len(self.running) >= MAX_ENGINES:
+            words = f"{MAX_ENGINES} engines are running here already"
+            await connection.send(wire.encoded(wire.Exited(game=game, status=None, error=words)))
+            return
+        try:
+            engine = await _start_engine(self.settings, game)
+        except InputError as error:
+            await connection.send(
+                wire.encoded(wire.Exited(game=game, status=None, error=str(error)[:2000]))
+            )
+            return
+        engine.attach(connection)
+        self.running[game] = engine
+        self.events.game(game, "started")
+        engine.task = asyncio.create_task(engine.pump(self._forget))
+
+    def write(self, game: str, text: str) -> None:
+        engine = self.running.get(game)
+        if engine is not None:
+            engine.write(text)
+
+    async def stop(self, game: str) -> None:
+        """Stop the engine of ``game``, if there is one, and forget it."""
+        engine = self.running.pop(game, None)
+        if engine is not None:
+            self._keep(engine)
+            await _reap(engine)
+
+    async def stop_all(self) -> None:
+        engines, self.running = list(self.running.values()), {}
+        for engine in engines:
+            self._keep(engine)
+        await asyncio.gather(*(_reap(engine) for engine in engines), return_exceptions=True)
+
+
+async def _reap(engine: _Engine) -> None:
+    """Stop the engine's process, then its pump (whose exit no one waits for)."""
+    await engine.stop()
+    if engine.task is not None:
+        engine.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await engine.task
+
+
+class _Connection:
+    """One connection: the server's frames to the engines, and the frames it sends."""
+
+    def __init__(self, socket: Any, engines: _Engines) -> None:
+        self.socket = socket
+        self.engines = engines
         self.outbox: asyncio.Queue[str] = asyncio.Queue(wire.MAX_OUTBOX)
+        self.closed = False
 
     async def send(self, text: str) -> None:
         """Queue a frame; an engine that writes faster than the network takes its lines
         waits (its pipe fills), so nothing piles up here beyond ``MAX_OUTBOX`` frames."""
-        await self.outbox.put(text)
+        if not self.closed:
+            await self.outbox.put(text)
 
     async def sending(self) -> None:
         while True:
             await self.socket.send(await self.outbox.get())
 
-    async def run(self) -> bool:
-        """Do what the server asks until it says the tournament is over (True) or the
-        connection drops (an exception)."""
+    async def run(self, resumed: list[wire.Resumed]) -> bool:
+        """Resume the engines of ``resumed``, then do what the server asks until it says
+        the tournament is over (True) or the connection drops (an exception)."""
         sender = asyncio.create_task(self.sending())
         try:
+            await self.engines.resume(self, resumed)
             async for text in self.socket:
                 frame = wire.server_frame(text)
                 if isinstance(frame, wire.Finished):
@@ -218,55 +383,22 @@ class _Connection:
             return False
         finally:
             sender.cancel()
-            await self.stop_all()
+            self.closed = True
+            self.engines.detach()
+            while not self.outbox.empty():  # frees the engines waiting to put a line
+                self.outbox.get_nowait()
 
     async def handle(self, frame: wire.ServerMessage) -> None:
         if isinstance(frame, wire.Ping):
             await self.send(wire.encoded(wire.Pong(seq=frame.seq)))
         elif isinstance(frame, wire.Start):
-            await self.start(frame.game)
+            await self.engines.start(self, frame.game)
         elif isinstance(frame, wire.Send):
-            engine = self.engines.get(frame.game)
-            if engine is not None:
-                engine.write(frame.text)
+            self.engines.write(frame.game, frame.text)
         elif isinstance(frame, wire.Stop):
-            engine = self.engines.pop(frame.game, None)
-            if engine is not None:
-                await engine.stop()
+            await self.engines.stop(frame.game)
         elif isinstance(frame, wire.Refused):
             raise ConnectionError(f"the server ended the connection: {frame.reason}")
-
-    async def start(self, game: str) -> None:
-        old = self.engines.pop(game, None)
-        if old is not None:
-            await old.stop()
-        if len(self.engines) >= MAX_ENGINES:
-            words = f"{MAX_ENGINES} engines are running here already"
-            await self.send(wire.encoded(wire.Exited(game=game, status=None, error=words)))
-            return
-        try:
-            engine = await _start_engine(self.settings, game)
-        except InputError as error:
-            await self.send(
-                wire.encoded(wire.Exited(game=game, status=None, error=str(error)[:2000]))
-            )
-            return
-        self.engines[game] = engine
-        self.events.game(game, "started")
-        task = asyncio.create_task(self._pump(engine))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    async def _pump(self, engine: _Engine) -> None:
-        await engine.pump(self.send)
-        if self.engines.get(engine.game) is engine:
-            del self.engines[engine.game]
-
-    async def stop_all(self) -> None:
-        engines, self.engines = list(self.engines.values()), {}
-        await asyncio.gather(*(engine.stop() for engine in engines), return_exceptions=True)
-        for task in list(self.tasks):
-            task.cancel()
 
 
 def _ssl_context(url: str, ca_file: Path | None) -> ssl.SSLContext | None:
@@ -278,7 +410,18 @@ def _ssl_context(url: str, ca_file: Path | None) -> ssl.SSLContext | None:
 
 async def relay(settings: RelaySettings, events: RelayEvents) -> None:
     """Relay the engine until the server says the tournament is over; reconnect after
-    every drop. RelayRefusedError when the server refuses the token for good."""
+    every drop, its engines kept for the server to resume. RelayRefusedError when the
+    server refuses the token for good; its engines are stopped however it ends."""
+    engines = _Engines(settings, events)
+    try:
+        await _connect_again_and_again(settings, events, engines)
+    finally:
+        await engines.stop_all()
+
+
+async def _connect_again_and_again(
+    settings: RelaySettings, events: RelayEvents, engines: _Engines
+) -> None:
     from websockets.asyncio.client import connect
     from websockets.exceptions import WebSocketException
 
@@ -293,7 +436,8 @@ async def relay(settings: RelaySettings, events: RelayEvents) -> None:
                 ssl=_ssl_context(settings.url, settings.ca_file),
                 ping_interval=None,
             ) as socket:
-                await socket.send(wire.encoded(wire.Hello(token=settings.token)))
+                hello = wire.Hello(token=settings.token, held=engines.held())
+                await socket.send(wire.encoded(hello))
                 async with asyncio.timeout(CONNECT_SECONDS):
                     first = wire.server_frame(await socket.recv())
                 if isinstance(first, wire.Refused):
@@ -303,7 +447,7 @@ async def relay(settings: RelaySettings, events: RelayEvents) -> None:
                 elif isinstance(first, wire.Welcome):
                     events.connected(first.entrant)
                     backoff = FIRST_BACKOFF
-                    if await _Connection(socket, settings, events).run():
+                    if await _Connection(socket, engines).run(first.resumed or []):
                         return
                     why = "the server closed the connection"
                 else:

@@ -13,6 +13,7 @@ ends the game as a local engine's limit does (``memory-limit``, not a crash).
 
 import asyncio
 import signal
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -21,10 +22,13 @@ from protocol.errors import EngineDisconnectedError
 from protocol.line_protocol import DEFAULT_MAX_LINE_BYTES, EngineLineProtocol, TrafficLog
 from protocol.resource_watch import LimitBreach
 
-from .wire import Send, Start, Stop
+from .wire import Held, Send, Start, Stop
 
 NO_PID: Final = -1
 """What ``get_pid`` answers: a remote engine has no process here to signal."""
+KEPT_LINES: Final = 64
+"""Lines sent to an engine that are kept to send again once its relay resumes it: those
+lost with the connection (a suspended seat tells its engine nothing new)."""
 
 FrameSender = Callable[[Send | Start | Stop], None]
 """Sends a frame to the client that relays the engine (dropped if it is not connected)."""
@@ -73,6 +77,20 @@ class RemotePipes(asyncio.SubprocessTransport):
         self._closed = False
         self.lost = False
         """Whether the engine ended because the client's connection dropped (not by itself)."""
+        self._sent: deque[str] = deque(maxlen=KEPT_LINES)
+        self.sent_count = 0
+        self.received_count = 0
+        self.suspended = False
+        """Whether the client's connection dropped and the engine may yet be resumed."""
+        self.drops = 0
+        """Times it was suspended."""
+        self.settled = asyncio.Event()
+        """Set while not suspended (connected, resumed, lost or ended)."""
+        self.settled.set()
+        self.down = asyncio.Event()
+        """Set while suspended."""
+        self.expiry: asyncio.TimerHandle | None = None
+        """The end of the wait for a suspended engine's client (then it is lost)."""
 
     # -- the server's side: frames in -------------------------------------------------
 
@@ -83,8 +101,47 @@ class RemotePipes(asyncio.SubprocessTransport):
 
     def line_received(self, text: str) -> None:
         """A line the engine wrote, as the client relayed it."""
+        self.received_count += 1
         if self._returncode is None:
             self._protocol.pipe_data_received(1, text.encode() + b"\n")
+
+    def suspend(self) -> None:
+        """The client's connection dropped; it may resume the engine (lines sent meanwhile
+        are kept, up to ``KEPT_LINES``)."""
+        if self._returncode is None and not self.suspended:
+            self.suspended = True
+            self.drops += 1
+            self.settled.clear()
+            self.down.set()
+
+    def resumable(self, held: Held) -> bool:
+        """Whether the engine the client still holds can go on: it has not ended here,
+        and the lines the client says it was told and said match what was sent and
+        received (none lost beyond what either side keeps)."""
+        unsent = self.sent_count - held.told
+        return (
+            self.suspended
+            and self._returncode is None
+            and 0 <= unsent <= len(self._sent)
+            and held.said - held.kept <= self.received_count <= held.said
+        )
+
+    def resume(self, send: FrameSender, held: Held) -> None:
+        """Carry on over the client's new connection (``send``), sending again the lines
+        its engine was not told (``resumable`` first)."""
+        unsent = self.sent_count - held.told
+        self._send = send
+        self.suspended = False
+        self._end_wait()
+        for text in list(self._sent)[len(self._sent) - unsent :]:
+            self._send(Send(game=self.game, text=text))
+
+    def _end_wait(self) -> None:
+        self.settled.set()
+        self.down.clear()
+        if self.expiry is not None:
+            self.expiry.cancel()
+            self.expiry = None
 
     def exited(self, status: int | None, error: str = "", limit: LimitBreach | None = None) -> None:
         """The client says the engine ended (``error``: why it could not start or run;
@@ -93,6 +150,8 @@ class RemotePipes(asyncio.SubprocessTransport):
             return
         self._returncode = status if status is not None else -int(signal.SIGKILL)
         self.limit = limit
+        self.suspended = False
+        self._end_wait()
         if error:
             self._protocol.pipe_data_received(2, error.encode()[:4096] + b"\n")
         for fd in (0, 1, 2):
@@ -110,9 +169,13 @@ class RemotePipes(asyncio.SubprocessTransport):
     # -- the line protocol's side: what it asks of a process ----------------------------
 
     def send_line(self, text: str) -> None:
-        """A line for the engine's stdin."""
+        """A line for the engine's stdin (kept, and only sent once resumed, while
+        suspended)."""
         if self._returncode is None:
-            self._send(Send(game=self.game, text=text))
+            self._sent.append(text)
+            self.sent_count += 1
+            if not self.suspended:
+                self._send(Send(game=self.game, text=text))
 
     def stdin_closed(self) -> None:
         """Closing stdin ends a remote engine: the client stops it."""

@@ -6,6 +6,12 @@ ends it with ``stop``; the client answers with the engine's stdout lines (``line
 exit (``exited``) and ``pong`` to the server's ``ping``. The server alone judges: the
 client only relays.
 
+Version 2 resumes after a dropped connection: a relay keeps its engines ``RESUME_SECONDS``
+and lists them in its next ``hello`` (``held``: the lines each was told and said); the
+server's ``welcome`` names those it resumes (``resumed``: the lines it has of each, the
+relay sending the rest) and the relay stops the others. A version 1 client is served
+as before: its engines are lost with its connection.
+
 Every frame is bounded (``MAX_FRAME_BYTES``) and parsed by a pydantic model that forbids
 unknown fields; anything else is a protocol error that ends the connection.
 """
@@ -18,8 +24,16 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from banqi_common.bounded_json import JsonShapeError, Shape, check_shape
 from protocol.resource_watch import LimitKind
 
-PROTOCOL: Final = "banqi-arena/1"
+PROTOCOL: Final = "banqi-arena/2"
 """The protocol's name and version, sent in ``hello`` and ``welcome``."""
+Version = Literal["banqi-arena/1", "banqi-arena/2"]
+"""The versions a server speaks; its ``welcome`` has the client's."""
+
+MAX_ENGINES: Final = 64
+"""Engines a relay runs at once, whatever a server asks, and lists in a ``hello``."""
+RESUME_SECONDS: Final = 30.0
+"""Seconds a relay keeps its engines after its connection drops, and the server its side
+of them, for the relay to come back and resume their games."""
 
 MAX_FRAME_BYTES: Final = 80 * 1024
 """Longest frame either side accepts: an engine line of 64 KiB, JSON-escaped, fits."""
@@ -31,24 +45,38 @@ MAX_OUTBOX: Final = 1000
 """Frames waiting to go out on one connection, at either end: past it, the server drops a
 client that does not read, and a relay's engine waits for the network (its pipe fills)."""
 
-FRAME_SHAPE: Final = Shape(depth=4, values=32, string=MAX_FRAME_BYTES)
-"""What a frame's JSON may hold: the messages are flat, with a few fields."""
+FRAME_SHAPE: Final = Shape(depth=4, values=32 + 8 * MAX_ENGINES, string=MAX_FRAME_BYTES)
+"""What a frame's JSON may hold: the messages are flat, with a few fields, but for a
+``hello``'s and a ``welcome``'s list of engines (8 values each)."""
 
 _TOKEN = Annotated[str, Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
 _GAME = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._-]+$")]
 _LINE = Annotated[str, Field(max_length=MAX_LINE_CHARS)]
+_COUNT = Annotated[int, Field(ge=0, le=2**53)]
 
 
 class _Frame(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class Held(_Frame):
+    """An engine a relay still runs from its last connection: the lines it was told (its
+    stdin) and said (its stdout), and how many of the last it said the relay keeps."""
+
+    game: _GAME
+    told: _COUNT
+    said: _COUNT
+    kept: _COUNT
+
+
 class Hello(_Frame):
-    """Client: the first frame, with the entrant's token."""
+    """Client: the first frame, with the entrant's token (and, from version 2, the
+    engines it still holds)."""
 
     type: Literal["hello"] = "hello"
-    protocol: Literal["banqi-arena/1"] = PROTOCOL
+    protocol: Version = PROTOCOL
     token: _TOKEN
+    held: Annotated[list[Held], Field(max_length=MAX_ENGINES)] | None = None
 
 
 class Line(_Frame):
@@ -84,12 +112,21 @@ class Pong(_Frame):
     seq: Annotated[int, Field(ge=0)]
 
 
+class Resumed(_Frame):
+    """A held engine whose game goes on: the server has the first ``since`` lines it said."""
+
+    game: _GAME
+    since: _COUNT
+
+
 class Welcome(_Frame):
-    """Server: the token is good; the client plays as ``entrant``."""
+    """Server: the token is good; the client plays as ``entrant``. To a version 2 client,
+    the held engines it resumes (the client stops the others)."""
 
     type: Literal["welcome"] = "welcome"
-    protocol: Literal["banqi-arena/1"] = PROTOCOL
+    protocol: Version = PROTOCOL
     entrant: Annotated[str, Field(min_length=1, max_length=64)]
+    resumed: Annotated[list[Resumed], Field(max_length=MAX_ENGINES)] | None = None
 
 
 class Refused(_Frame):
@@ -187,5 +224,6 @@ def server_frame(text: str | bytes) -> ServerMessage:
 
 
 def encoded(frame: _Frame) -> str:
-    """The frame as the text of one WebSocket message."""
-    return json.dumps(frame.model_dump(mode="json"), separators=(",", ":"))
+    """The frame as the text of one WebSocket message (a field left out is None: a
+    version 1 peer knows no field added since)."""
+    return json.dumps(frame.model_dump(mode="json", exclude_none=True), separators=(",", ":"))

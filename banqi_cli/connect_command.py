@@ -72,7 +72,9 @@ def connect_command(
 ) -> None:
     """Play a remote entrant of an arena: connect to URL (ws://HOST:PORT/arena, or wss://
     with TLS) with the entrant's token and relay ENGINE, started afresh for every game,
-    until the tournament ends. Reconnects by itself after a dropped connection.
+    until the tournament ends. Reconnects by itself after a dropped connection, keeping the
+    engines of the games being played for 30 s meanwhile so that the server resumes them
+    (telling each only the plies it missed); engines not resumed are stopped.
     """
     if not url.startswith(("ws://", "wss://")):
         raise click.BadParameter("must start with ws:// or wss://", param_hint="'URL'")
