@@ -13,13 +13,15 @@ The swarm measures what the server cannot see: how long each engine took over ea
 (from the ``genmove`` frame received to its answer sent), and how fast the server reacts
 to a move (from the answer sent to the server's next ``send`` frame of that game, to
 either relay). A storm drops some relays' connections again and again (the TCP
-connection aborted, as when a network cable is pulled), and they connect again at once.
+connection aborted, as when a network cable is pulled), and they connect again at once,
+keeping their engines for the server to resume, as ``banqi connect`` does.
 """
 
 import asyncio
 import contextlib
 import random
 import time
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -32,7 +34,7 @@ from protocol.errors import CommandSyntaxError
 from protocol.messages import CommandId, Reply
 
 from . import wire
-from .relay import CONNECT_SECONDS
+from .relay import CONNECT_SECONDS, KEPT_LINES
 
 RETRY_SECONDS: Final = 0.1
 """Seconds a relay waits before connecting again after a refusal for now or a drop."""
@@ -98,6 +100,22 @@ class SwarmMeasures:
         self._move_sent[game] = sent
 
 
+@dataclass
+class _Engine:
+    """One game's engine, and the lines it was told and said (the last ``KEPT_LINES``)."""
+
+    game: str
+    engine: DctpEngine
+    told: int = 0
+    said: deque[str] = field(default_factory=lambda: deque(maxlen=KEPT_LINES))
+    said_count: int = 0
+    dropped: float | None = None
+    """When the connection it was relayed on dropped (None while relayed)."""
+
+    def held(self) -> wire.Held:
+        return wire.Held(game=self.game, told=self.told, said=self.said_count, kept=len(self.said))
+
+
 class _Engines:
     """One relay's engines, one a game, and what they answer."""
 
@@ -105,20 +123,32 @@ class _Engines:
         self.rules = rules
         self.level = level
         self.seed = seed
-        self.running: dict[str, DctpEngine] = {}
+        self.running: dict[str, _Engine] = {}
 
     def start(self, game: str) -> None:
         """A fresh engine for ``game``, its player seeded apart from the others."""
         self.seed += 1
         player = make_player(self.level, self.seed, self.rules)
-        self.running[game] = DctpEngine(self.rules, player)
+        self.running[game] = _Engine(game, DctpEngine(self.rules, player))
+
+    def held(self, now: float) -> list[wire.Held]:
+        """The engines kept since the connection dropped, for the next ``hello`` (those
+        kept longer than ``RESUME_SECONDS`` are forgotten)."""
+        for game, engine in list(self.running.items()):
+            if engine.dropped is None:
+                engine.dropped = now
+            elif now - engine.dropped > wire.RESUME_SECONDS:
+                del self.running[game]
+        return [engine.held() for engine in self.running.values()]
 
     def answer(self, game: str, text: str) -> tuple[Reply | None, int | None, bool]:
         """The engine's reply to one line, the ply index when it was a ``genmove``, and
         whether the engine quit (None and False for a game without an engine)."""
-        engine = self.running.get(game)
-        if engine is None:
+        held = self.running.get(game)
+        if held is None:
             return None, None, False
+        held.told += 1
+        engine = held.engine
         try:
             command = parse_command_line(text)
         except CommandSyntaxError:
@@ -151,11 +181,20 @@ class _Relay:
         self.storm = storm
         self.think = think
         self.waiting: set[asyncio.Task[None]] = set()
-        """The moves waiting out their ``think`` seconds."""
+        """The moves waiting out their ``think`` seconds (across drops)."""
         self.dropping = False
+        self.socket: Any = None
+        """The connection the engines' lines go to (None while it is down)."""
 
     async def run(self) -> None:
         """Relay until the server says the tournament is over (or the task is cancelled)."""
+        try:
+            await self._connect_again_and_again()
+        finally:
+            for task in self.waiting:
+                task.cancel()
+
+    async def _connect_again_and_again(self) -> None:
         from websockets.asyncio.client import connect
         from websockets.exceptions import WebSocketException
 
@@ -174,14 +213,29 @@ class _Relay:
                     self.measures.error(f"{self.entrant}: connection lost: {error}")
             except wire.FrameError as error:
                 self.measures.error(f"{self.entrant}: {error}")
-            self.engines.running.clear()  # gone with the connection: the server starts others
+            finally:
+                self.socket = None
             await asyncio.sleep(RETRY_SECONDS)
+
+    async def _resume(self, socket: Any, resumed: list[wire.Resumed]) -> None:
+        """Send the lines the server missed of the engines it resumes; forget the others."""
+        since = {entry.game: entry.since for entry in resumed}
+        for game, engine in list(self.engines.running.items()):
+            index = since.get(game, -1) - (engine.said_count - len(engine.said))
+            if not 0 <= index <= len(engine.said):
+                del self.engines.running[game]
+                continue
+            engine.dropped = None
+            while index < len(engine.said):  # a move thought out meanwhile comes too
+                await socket.send(wire.encoded(wire.Line(game=game, text=engine.said[index])))
+                index += 1
 
     async def _session(self, socket: Any) -> bool:
         """One connection: hello, then the server's frames; True once it says finished,
         False for a refusal worth trying again."""
         self.dropping = False
-        await socket.send(wire.encoded(wire.Hello(token=self.token)))
+        held = self.engines.held(time.monotonic())
+        await socket.send(wire.encoded(wire.Hello(token=self.token, held=held)))
         async with asyncio.timeout(CONNECT_SECONDS):
             first = wire.server_frame(await socket.recv())
         if isinstance(first, wire.Refused):
@@ -194,15 +248,18 @@ class _Relay:
         self.measures.connects += 1
         storming = None if self.storm is None else asyncio.create_task(self._drop_later(socket))
         try:
+            await self._resume(socket, first.resumed or [])
+            self.socket = socket
             async for text in socket:
-                if await self._handle(socket, text):
+                if await self._handle(text):
                     return True
         finally:
-            for task in [*self.waiting, *([storming] if storming else [])]:
-                task.cancel()
+            self.socket = None
+            if storming is not None:
+                storming.cancel()
         raise ConnectionError("the server closed the connection")
 
-    async def _handle(self, socket: Any, text: str | bytes) -> bool:
+    async def _handle(self, text: str | bytes) -> bool:
         """Do what one frame asks; True once the server says the tournament is over."""
         received = time.perf_counter()
         frame = wire.server_frame(text)
@@ -214,21 +271,21 @@ class _Relay:
             if not reply.ok:
                 self.measures.error(f"{self.entrant}: {frame.game}: {reply.line()[:200]}")
             if ply is not None and self.think:  # the other games' frames go on meanwhile
-                task = asyncio.create_task(self._answer(socket, frame.game, reply, ply, received))
+                task = asyncio.create_task(self._answer(frame.game, reply, ply, received))
                 self.waiting.add(task)
                 task.add_done_callback(self.waiting.discard)
             else:
-                await self._answer(socket, frame.game, reply, ply, received)
+                await self._answer(frame.game, reply, ply, received)
             if quit_:
-                await self._exited(socket, frame.game)
+                await self._send(wire.Exited(game=frame.game, status=0))
         elif isinstance(frame, wire.Start):
             self.engines.start(frame.game)
             self.measures.started.add(frame.game)
         elif isinstance(frame, wire.Stop):
             if self.engines.running.pop(frame.game, None) is not None:
-                await self._exited(socket, frame.game)
+                await self._send(wire.Exited(game=frame.game, status=0))
         elif isinstance(frame, wire.Ping):
-            await socket.send(wire.encoded(wire.Pong(seq=frame.seq)))
+            await self._send(wire.Pong(seq=frame.seq))
         elif isinstance(frame, wire.Finished):
             self.measures.finished.set()
             return True
@@ -236,20 +293,27 @@ class _Relay:
             raise ConnectionError(f"the server ended the connection: {frame.reason}")
         return False
 
-    async def _answer(
-        self, socket: Any, game: str, reply: Reply, ply: int | None, received: float
-    ) -> None:
-        """Send the engine's reply, a move after ``think`` seconds, and keep its times."""
+    async def _answer(self, game: str, reply: Reply, ply: int | None, received: float) -> None:
+        """Send the engine's reply, a move after ``think`` seconds, and keep its times
+        (its lines are kept for the server to have again after a drop)."""
         if ply is not None and self.think:
             await asyncio.sleep(self.think)
+        engine = self.engines.running.get(game)
         for line in reply.line().split("\n"):
-            await socket.send(wire.encoded(wire.Line(game=game, text=line)))
+            if engine is not None:
+                engine.said.append(line)
+                engine.said_count += 1
+            await self._send(wire.Line(game=game, text=line))
         if ply is not None:
             sent = time.perf_counter()
             self.measures.move_sent(game, ply, sent - received, sent, self.storm is None)
 
-    async def _exited(self, socket: Any, game: str) -> None:
-        await socket.send(wire.encoded(wire.Exited(game=game, status=0)))
+    async def _send(self, frame: wire.ClientMessage) -> None:
+        """Send a frame on the connection, if it is up (a drop is the session's to see)."""
+        socket = self.socket
+        if socket is not None:
+            with contextlib.suppress(Exception):
+                await socket.send(wire.encoded(frame))
 
     async def _drop_later(self, socket: Any) -> None:
         """Abort the connection after a random while (the storm)."""
