@@ -3,8 +3,8 @@ carriage return and clear-line) a few times a second, cleared before any other l
 printed.
 
 It is drawn from the games' public live views (``referee.live``), which the referee
-rewrites in the run folder after every ply: each game's id, its ply, both clocks (the
-mover's running) and the last ply. A run that writes no live views (engines without a
+rewrites in the run folder as each game moves on: each game's id, its ply, both clocks
+(the mover's running) and the last ply. A run that writes no live views (engines without a
 sandbox playing games at once) has no live line.
 """
 
