@@ -17,6 +17,9 @@ reveals a piece only when it is flipped.
 - ``replay_view``: a record ply by ply, the ending, the layout.
 - ``event_feed``: an arena's event as its spectators (behind the delay, nothing hidden) and
   its organiser see it, built from its run folder.
+- ``event_results``: the finished games' part of the event's views, rebuilt when the records
+  change.
+- ``json_pieces``: compact JSON, and JSON put together from pieces already encoded.
 - ``event_routes``: the event's pages on ``banqi serve``'s port.
 - ``spectator_delay``: how far behind the games spectators are kept.
 - ``web_common``: the security headers, JSON errors and token checks every page shares.

@@ -12,11 +12,14 @@ an entrant) and the organiser's pauses and forfeits (``tournaments.run_control``
 Each view is built once per refresh, in a worker thread so that the event loop keeps
 serving the games' frames, and kept as the bytes every request gets: a thousand
 spectators cost the games no more than one. A view's version goes up when its bytes
-change, so that a long poll (``wait``) wakes only for a change.
+change, so that a long poll (``wait``) wakes only for a change. A refresh does again only
+what changed: a live view is read when its file changes, a board rendered and encoded
+when its game's shown plies (or whether it is withheld) change, and what the finished
+games make (standings, crosstable, lists, entrants' games and faults) when the records
+shown change (``event_results``); the views are put together from those bytes.
 """
 
 import asyncio
-import json
 import math
 import os
 import random
@@ -33,14 +36,13 @@ from banqi_common.errors import InputError
 from referee.live import LIVE_DIR, LiveGame, read_live
 from referee.record import GameRecord, read_record
 from referee.storage import GAMES_DIR
-from tournaments.failures import FailureTracker
-from tournaments.from_records import standings_from_records
-from tournaments.results import Standings
 from tournaments.run_control import ControlState, RunControl
 
+from .event_results import FinishedCache, FinishedGames, RecordKey, finished_summary
+from .json_pieces import json_array, json_bytes, json_fields, json_object
 from .replay_view import replay_of_record
 from .spectator_delay import NO_DELAY, SpectatorDelay
-from .watch import STANDING_FIELDS, game_summary, live_board
+from .watch import live_board
 
 REFRESH_SECONDS: Final = 0.5
 """Shortest time between two reads of the run folder."""
@@ -112,6 +114,21 @@ class _Status:
     control: ControlState
 
 
+@dataclass(frozen=True)
+class _Board:
+    """A game's board as spectators see it at some plies, and its JSON pieces."""
+
+    key: tuple[int, int, bool]
+    """Plies shown, plies played, withheld."""
+    players: tuple[str, str]
+    json: bytes
+    """The board, as the event's list of live games holds it."""
+    game: bytes
+    """The game's own view (``/api/event/games/{id}``)."""
+    entry: bytes
+    """The game in its players' lists of games."""
+
+
 @dataclass
 class _Views:
     """The views of one refresh, as bytes."""
@@ -123,21 +140,6 @@ class _Views:
     finished: dict[str, GameRecord] = field(default_factory=dict)
     """The records spectators may see, by game id."""
     entrants: dict[str, bytes] = field(default_factory=dict)
-
-
-def json_bytes(data: Any) -> bytes:
-    """Compact JSON (an infinite Elo as the string ``+inf`` or ``-inf``)."""
-    return json.dumps(_finite(data), separators=(",", ":")).encode()
-
-
-def _finite(data: Any) -> Any:
-    if isinstance(data, float) and math.isinf(data):
-        return "+inf" if data > 0 else "-inf"
-    if isinstance(data, dict):
-        return {key: _finite(value) for key, value in data.items()}
-    if isinstance(data, list | tuple):
-        return [_finite(value) for value in data]
-    return data
 
 
 class EventFeed:
@@ -160,9 +162,9 @@ class EventFeed:
         """Records by file name: the file's mtime and the record."""
         self._live: dict[str, tuple[int, LiveGame]] = {}
         """The last live view seen of each game, by game id, with its file's mtime."""
-        self._boards: dict[tuple[str, int, int, bool], dict[str, Any]] = {}
-        """Boards of games being played, by game id, plies shown and played, withheld."""
-        self._standings: tuple[tuple[str, ...], Standings] | None = None
+        self._boards: dict[str, _Board] = {}
+        """The board last shown of each game being shown as played, by game id."""
+        self._finished = FinishedCache(facts.names, facts.max_failures)
         self._replays: dict[tuple[str, int], bytes] = {}
         self._views = _Views()
         self.event_version = 0
@@ -259,9 +261,10 @@ class EventFeed:
 
     # -- reading the folder (in a worker thread) ---------------------------------------------
 
-    def _scan_records(self) -> list[GameRecord]:
-        """Every record of the folder, in the order the games finished (a complete record
-        is read once; a withheld one again when its file changes, as it is completed)."""
+    def _scan_records(self) -> list[tuple[RecordKey, GameRecord]]:
+        """Every record of the folder with its key, in the order the games finished (a
+        complete record is read once; a withheld one again when its file changes, as it is
+        completed)."""
         folder = self.folder / GAMES_DIR
         try:
             names = [name for name in os.listdir(folder) if name.endswith(".json")]
@@ -281,7 +284,10 @@ class EventFeed:
         kept = set(names)
         for name in [name for name in self._records if name not in kept]:
             del self._records[name]
-        return sorted((r for _, r in self._records.values()), key=lambda r: r.finished_at)
+        return sorted(
+            (((record.game_id, mtime), record) for mtime, record in self._records.values()),
+            key=lambda keyed: keyed[1].finished_at,
+        )
 
     def _scan_live(self) -> set[str]:
         """Read the live views that changed; the game ids that have one now."""
@@ -307,31 +313,47 @@ class EventFeed:
             now_live.add(game_id)
         return now_live
 
-    def _board(self, view: LiveGame, shown: int, withheld: bool) -> dict[str, Any]:
-        key = (view.game_id, shown, len(view.plies), withheld)
-        board = self._boards.get(key)
-        if board is None:
+    def _board(self, view: LiveGame, shown: int, withheld: bool) -> _Board:
+        """The game's board at ``shown`` plies (rendered again only when they change)."""
+        key = (shown, len(view.plies), withheld)
+        board = self._boards.get(view.game_id)
+        if board is None or board.key != key:
             cut = view.model_copy(update={"plies": view.plies[:shown]})
-            board = live_board(cut, withheld=withheld)
+            drawn = live_board(cut, withheld=withheld)
             if withheld:
-                board["colours"] = [None, None]  # who took which colour tells a piece
-            del board["seconds_since_update"]  # it would change the bytes every refresh
-            board["plies_hidden"] = len(view.plies) - shown
-            self._boards[key] = board
+                drawn["colours"] = [None, None]  # who took which colour tells a piece
+            del drawn["seconds_since_update"]  # it would change the bytes every refresh
+            drawn["plies_hidden"] = len(view.plies) - shown
+            encoded = json_bytes(drawn)
+            entry = {
+                "game_id": drawn["game_id"],
+                "players": drawn["players"],
+                "colours": drawn["colours"],
+                "live": True,
+            }
+            board = _Board(
+                key=key,
+                players=(view.players[0].name, view.players[1].name),
+                json=encoded,
+                game=json_object([("finished", b"false"), ("board", encoded)]),
+                entry=json_bytes(entry),
+            )
         return board
 
     def _build(self, status: _Status, now: datetime) -> _Views:
         records = self._scan_records()
         now_live = self._scan_live()
         delay = self.facts.delay
-        by_id = {record.game_id: record for record in records}
-        shown_records = [_public(r) for r in records if delay.end_shown(r.finished_at, now)]
-        shown_ids = {record.game_id for record in shown_records}
-        boards: dict[str, dict[str, Any]] = {}
+        by_id = {record.game_id: record for _, record in records}
+        finished = self._finished.shown(
+            [keyed for keyed in records if delay.end_shown(keyed[1].finished_at, now)]
+        )
+        everyone = self._finished.faults(records)
+        boards: dict[str, _Board] = {}
         running: list[dict[str, Any]] = []
         for game_id in sorted(self._live):
             _, view = self._live[game_id]
-            if game_id in shown_ids:
+            if game_id in finished.by_id:
                 continue  # its end is shown: its record speaks for it
             if game_id not in now_live and game_id not in by_id:
                 continue  # gone without a record: not a game of this run any more
@@ -347,35 +369,44 @@ class EventFeed:
                         "plies": len(view.plies),
                     }
                 )
-        for game_id in [g for g in self._live if g in shown_ids or g not in boards]:
+        for game_id in [g for g in self._live if g in finished.by_id or g not in boards]:
             del self._live[game_id]  # its end is shown, or it went without a record
-        self._boards = {key: b for key, b in self._boards.items() if key[0] in boards}
-        standings = self._standings_of(shown_records)
-        public_states = self._states(shown_records, boards.keys(), status)
-        all_states = self._states(records, now_live, status)
-        event = {
-            "name": self.facts.name,
-            "rules": self.facts.rules,
-            "delay": _delay_json(delay),
-            "paused": status.control.paused,
-            "games": {
-                "total": self.facts.total_games,
-                "finished": len(shown_records),
-                "live": len(boards),
-            },
-            "standings": _rows(standings),
-            "crosstable": _crosstable(standings),
-            "live": list(boards.values()),
-            "finished": [_finished(r) for r in shown_records],
-            "entrants": [
-                self._entrant_line(name, public_states[name], standings, status)
-                for name in self.facts.names
-            ],
+        self._boards = boards
+        playing = self._playing()
+        public_states = self._states(finished.faults.out, boards.keys(), status)
+        all_states = self._states(everyone.out, now_live, status)
+        lines = {
+            name: self._entrant_line(name, public_states[name], finished, status)
+            for name in self.facts.names
         }
+        event = json_object(
+            [
+                *json_fields(
+                    {
+                        "name": self.facts.name,
+                        "rules": self.facts.rules,
+                        "delay": _delay_json(delay),
+                        "paused": status.control.paused,
+                        "games": {
+                            "total": self.facts.total_games,
+                            "finished": finished.count,
+                            "live": len(boards),
+                        },
+                    }
+                ),
+                ("standings", finished.standings_json),
+                ("crosstable", finished.crosstable_json),
+                ("live", json_array(board.json for board in boards.values())),
+                ("finished", finished.finished_json),
+                ("entrants", json_bytes(list(lines.values()))),
+            ]
+        )
         organiser = {
             "paused": status.control.paused,
             "entrants": [
-                self._organiser_line(name, all_states[name], records, status)
+                self._organiser_line(
+                    name, all_states[name], everyone.of.get(name, []), playing, status
+                )
                 for name in self.facts.names
             ],
             "waiting": [
@@ -390,69 +421,41 @@ class EventFeed:
             "running": running,
         }
         entrants = {
-            name: json_bytes(
-                {
-                    **self._entrant_line(name, public_states[name], standings, status),
-                    "standing": _row_of(standings, name),
-                    "games": [
-                        game_summary(r) | {"finished_at": r.finished_at.isoformat()}
-                        for r in shown_records
-                        if name in (p.name for p in r.players)
-                    ]
-                    + [
-                        {
-                            "game_id": b["game_id"],
-                            "players": b["players"],
-                            "colours": b["colours"],
-                            "live": True,
-                        }
-                        for b in boards.values()
-                        if name in b["players"]
-                    ],
-                    "faults": _faults(shown_records, name),
-                }
-            )
+            name: self._entrant_page(name, lines[name], finished, boards.values())
             for name in self.facts.names
         }
         return _Views(
-            event=json_bytes(event),
+            event=event,
             organiser=json_bytes(organiser),
-            boards={
-                game_id: json_bytes({"finished": False, "board": b})
-                for game_id, b in boards.items()
-            },
-            finished={r.game_id: r for r in shown_records},
+            boards={game_id: board.game for game_id, board in boards.items()},
+            finished=dict(finished.by_id),
             entrants=entrants,
         )
+
+    def _playing(self) -> dict[str, list[str]]:
+        """The games each engine is playing, by the live views kept."""
+        playing: dict[str, list[str]] = {}
+        for game_id, (_, view) in sorted(self._live.items()):
+            for name in dict.fromkeys(p.name for p in view.players):
+                playing.setdefault(name, []).append(game_id)
+        return playing
 
     def _players_of(self, game_id: str) -> tuple[str, ...]:
         known = self._live.get(game_id)
         return tuple(p.name for p in known[1].players) if known is not None else ()
 
-    def _standings_of(self, records: list[GameRecord]) -> Standings:
-        """The standings of these records (recomputed only when they change)."""
-        key = tuple(f"{r.game_id}:{r.winner}:{r.void}" for r in records)
-        if self._standings is None or self._standings[0] != key:
-            deals = [r.deal for r in records]
-            standings = standings_from_records(records, list(self.facts.names), deals)
-            self._standings = (key, standings)
-        return self._standings[1]
-
     def _states(
-        self, records: list[GameRecord], playing: Collection[str], status: _Status
+        self, out: Collection[str], playing: Collection[str], status: _Status
     ) -> dict[str, EntrantState]:
-        """Each engine's state: forfeited, out (too many failures), paused, playing one of
-        the ``playing`` games, waiting for its connection, or idle."""
-        tracker = FailureTracker(self.facts.max_failures)
-        for record in records:
-            tracker.add(record)
+        """Each engine's state: forfeited, ``out`` (too many failures), paused, playing one
+        of the ``playing`` games, waiting for its connection, or idle."""
         busy = {name for game_id in playing for name in self._players_of(game_id)}
         waiting = {w.waiting_for for w in status.waiting}
         states: dict[str, EntrantState] = {}
         for name in self.facts.names:
             if name in status.control.forfeited:
                 states[name] = "forfeited"
-            elif name in tracker.out:
+            elif name in out:
                 states[name] = "out"
             elif name in status.control.paused_entrants:
                 states[name] = "paused"
@@ -463,9 +466,9 @@ class EventFeed:
         return states
 
     def _entrant_line(
-        self, name: str, state: EntrantState, standings: Standings, status: _Status
+        self, name: str, state: EntrantState, finished: FinishedGames, status: _Status
     ) -> dict[str, Any]:
-        row = _row_of(standings, name)
+        row = finished.rows.get(name)
         remote = name in self.facts.remote
         return {
             "name": name,
@@ -476,11 +479,35 @@ class EventFeed:
             "points": row["points"] if row else 0,
         }
 
+    def _entrant_page(
+        self,
+        name: str,
+        line: Mapping[str, Any],
+        finished: FinishedGames,
+        boards: Collection[_Board],
+    ) -> bytes:
+        """An entrant's page: its line of the event's list, its standings row, its games
+        (finished, then being played: in place of the line's count) and its faults."""
+        page = dict(json_fields(line))
+        page["standing"] = json_bytes(finished.rows.get(name))
+        page["games"] = json_array(
+            [
+                *finished.games_json.get(name, []),
+                *(board.entry for board in boards if name in board.players),
+            ]
+        )
+        page["faults"] = json_bytes(finished.faults.of.get(name, []))
+        return json_object(page.items())
+
     def _organiser_line(
-        self, name: str, state: EntrantState, records: list[GameRecord], status: _Status
+        self,
+        name: str,
+        state: EntrantState,
+        faults: Sequence[Mapping[str, str]],
+        playing: Mapping[str, list[str]],
+        status: _Status,
     ) -> dict[str, Any]:
         link = status.links.get(name)
-        faults = _faults(records, name)
         remote = name in self.facts.remote
         return {
             "name": name,
@@ -490,11 +517,7 @@ class EventFeed:
             "rtt_ms": None if link is None or link.rtt_ms is None else round(link.rtt_ms, 1),
             "connected_since": link.connected_since.isoformat() if link else None,
             "state": state,
-            "playing": sorted(
-                game_id
-                for game_id, (_, view) in self._live.items()
-                if name in (p.name for p in view.players)
-            ),
+            "playing": playing.get(name, []),
             "faults": len(faults),
             "last_fault": f"{faults[-1]['reason']}: {faults[-1]['detail']}" if faults else None,
             "paused": name in status.control.paused_entrants,
@@ -507,9 +530,9 @@ class EventFeed:
         if replay is None:
             if len(self._replays) >= MAX_REPLAYS:
                 self._replays.clear()
-            finished = _finished(record)
+            summary = finished_summary(record)
             view = replay_of_record(record).model_dump(mode="json")
-            replay = json_bytes({"finished": True, "summary": finished, "replay": view})
+            replay = json_bytes({"finished": True, "summary": summary, "replay": view})
             self._replays[key] = replay
         return replay
 
@@ -521,75 +544,9 @@ def _versioned(version: int, view: bytes) -> bytes:
     return b'{"version":%d' % version + (b"," if rest != b"}" else b"") + rest
 
 
-def _public(record: GameRecord) -> GameRecord:
-    """A record as spectators may see it: a withheld one also without the players'
-    colours (the first flip's colour is that of a piece face down in the other game of
-    its deal) and so without its MAC."""
-    if not record.withheld:
-        return record
-    players = tuple(p.model_copy(update={"colour": None}) for p in record.players)
-    return record.model_copy(update={"players": players, "mac": None})
-
-
 def _delay_json(delay: SpectatorDelay) -> dict[str, float] | None:
     if delay.plies is not None:
         return {"plies": delay.plies}
     if delay.seconds is not None:
         return {"seconds": delay.seconds}
     return None
-
-
-def _finished(record: GameRecord) -> dict[str, Any]:
-    return game_summary(record) | {"finished_at": record.finished_at.isoformat()}
-
-
-def _rows(standings: Standings) -> list[dict[str, Any]]:
-    return [
-        {key: value for key, value in row.model_dump().items() if key in STANDING_FIELDS}
-        for row in standings.rows
-    ]
-
-
-def _row_of(standings: Standings, name: str) -> dict[str, Any] | None:
-    for row in _rows(standings):
-        if row["name"] == name:
-            return row
-    return None
-
-
-def _crosstable(standings: Standings) -> dict[str, Any]:
-    names = [row.name for row in standings.rows]
-    cells: list[list[dict[str, Any] | None]] = []
-    for first in names:
-        line: list[dict[str, Any] | None] = []
-        for second in names:
-            cell = standings.crosstable.get(first, {}).get(second)
-            if first == second or cell is None:
-                line.append(None)
-                continue
-            line.append(
-                {
-                    "wins": cell.wins,
-                    "draws": cell.draws,
-                    "losses": cell.losses,
-                    "points": cell.wins + cell.draws / 2,
-                    "games": cell.wins + cell.draws + cell.losses + cell.void,
-                }
-            )
-        cells.append(line)
-    return {"names": names, "cells": cells}
-
-
-def _faults(records: list[GameRecord], name: str) -> list[dict[str, str]]:
-    """The games ``name`` lost by a fault of its engine (or that were void), oldest first."""
-    faults = []
-    for record in records:
-        names = [p.name for p in record.players]
-        if name not in names:
-            continue
-        lost = record.winner is not None and names[1 - record.winner] == name
-        if record.void or (lost and record.loser_failed):
-            faults.append(
-                {"game_id": record.game_id, "reason": record.reason.value, "detail": record.detail}
-            )
-    return faults

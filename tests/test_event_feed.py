@@ -2,6 +2,7 @@
 hidden), what the organiser sees and does, each from a run folder."""
 
 import asyncio
+import json
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,6 +22,7 @@ from banqi_arena.server_app import arena_app
 from banqi_arena.tokens import TokenStore
 from banqi_gui.event_feed import EntrantLink, EventFacts, EventFeed, WaitingGame
 from banqi_gui.event_routes import ORGANISER_COOKIE, ORGANISER_HEADER, event_routes
+from banqi_gui.json_pieces import json_bytes
 from banqi_gui.spectator_delay import NO_DELAY, DelayError, SpectatorDelay, parse_delay
 from banqi_gui.web_common import SECURITY_HEADERS
 from referee.engine_spec import EngineSpec
@@ -201,6 +203,84 @@ def test_the_delay_in_seconds_shows_plies_and_ends_that_long_after(
     view = event.get("/api/event")
     assert [f["game_id"] for f in view["finished"]] == [record.game_id]  # type: ignore[attr-defined,index]
     assert view["live"] == [] and view["standings"][0]["games"] == 1  # type: ignore[index]
+
+
+def test_a_record_arriving_changes_the_standings_the_lists_and_the_entrants_pages(
+    event: Event, finished: list[GameRecord]
+) -> None:
+    write_live(
+        live_file(event.run, finished[1].game_id),
+        live_game(finished[1].game_id, finished[1].deal, MOVES, NOW),
+    )
+    before = event.get("/api/event")
+    assert before["standings"][0]["games"] == 0  # type: ignore[index]
+    assert before["crosstable"]["cells"][0][1]["games"] == 0  # type: ignore[index]
+    assert [g["live"] for g in event.get("/api/event/entrants/a")["games"]] == [True]  # type: ignore[attr-defined,index]
+    assert event.get("/api/event")["version"] == before["version"]  # nothing changed
+    save_game(event.run, finished[0])
+    after = event.get("/api/event")
+    assert after["version"] == before["version"] + 1  # type: ignore[operator]
+    assert [f["game_id"] for f in after["finished"]] == [finished[0].game_id]  # type: ignore[attr-defined,index]
+    assert {row["games"] for row in after["standings"]} == {1}  # type: ignore[attr-defined,index]
+    assert after["crosstable"]["cells"][0][1]["games"] == 1  # type: ignore[index]
+    page = event.get("/api/event/entrants/a")
+    assert [g["game_id"] for g in page["games"]] == [r.game_id for r in finished]  # type: ignore[attr-defined,index]
+    assert page["standing"]["games"] == 1 and page["games"][0].get("live") is None  # type: ignore[index]
+    live_file(event.run, finished[1].game_id).unlink()
+    save_game(event.run, finished[1])
+    view = event.get("/api/event")
+    assert view["live"] == [] and {row["games"] for row in view["standings"]} == {2}  # type: ignore[attr-defined,index]
+    assert event.get("/api/event/entrants/b")["standing"]["games"] == 2  # type: ignore[index]
+    assert event.get("/api/event/games/" + finished[1].game_id)["finished"] is True
+
+
+def test_a_withheld_record_completed_shows_its_colours_in_the_lists(
+    event: Event, finished: list[GameRecord]
+) -> None:
+    write_live(live_file(event.run, "g9"), live_game("g9", "9", MOVES, NOW))
+    other = finished[1].model_copy(update={"game_id": "g10", "deal": "9"})
+    save_game(event.run, withhold(other))
+    listed = event.get("/api/event")["finished"][0]  # type: ignore[index]
+    assert listed["withheld"] is True and listed["colours"] == [None, None]
+    played = event.get("/api/event/entrants/a")["games"]
+    assert [(g["game_id"], g["colours"]) for g in played] == [
+        ("g10", [None, None]),
+        ("g9", ["red", "black"]),  # the last game of its deal: nothing to withhold
+    ]  # type: ignore[attr-defined,index]
+    live_file(event.run, "g9").unlink()  # g9 ends: the deal is complete
+    save_game(event.run, finished[0].model_copy(update={"game_id": "g9", "deal": "9"}))
+    save_game(event.run, other)
+    view = event.get("/api/event")
+    colours = {f["game_id"]: (f["withheld"], f["colours"]) for f in view["finished"]}  # type: ignore[attr-defined,index]
+    assert colours["g10"] == (False, [p.colour for p in other.players])
+    page = event.get("/api/event/entrants/a")["games"]
+    assert {g["game_id"]: g["withheld"] for g in page} == {"g9": False, "g10": False}  # type: ignore[attr-defined,index]
+    record = event.client.get("/api/event/games/g10/record.json")
+    assert GameRecord.model_validate_json(record.text) == other  # complete, colours and MAC
+
+
+def test_the_delay_moving_on_shows_the_plies_it_hid(tmp_path: Path) -> None:
+    event = Event(tmp_path / "run", {"9": ("g9",)}, SpectatorDelay(seconds=2.5))
+    write_live(live_file(event.run, "g9"), live_game("g9", "9", MOVES, NOW))  # 1 s a ply
+    before = event.get("/api/event")
+    assert before["live"][0]["plies"] == MOVES[:-3]  # type: ignore[index]
+    assert event.get("/api/event/games/g9")["board"]["plies_hidden"] == 3  # type: ignore[index]
+    event.now = NOW + timedelta(seconds=3)  # the file is the same: only the clock moved
+    after = event.get("/api/event")
+    assert after["version"] == before["version"] + 1  # type: ignore[operator]
+    assert after["live"][0]["plies"] == MOVES and after["live"][0]["plies_hidden"] == 0  # type: ignore[index]
+    board = event.get("/api/event/games/g9")["board"]
+    assert board["plies"] == MOVES and board["plies_hidden"] == 0  # type: ignore[index]
+    assert event.get("/api/event")["version"] == after["version"]
+
+
+def test_the_views_are_compact_json_of_one_piece(event: Event, finished: list[GameRecord]) -> None:
+    save_game(event.run, finished[0])
+    write_live(live_file(event.run, "g9"), live_game("g9", "9", MOVES, NOW))
+    for path in ("/api/event", "/api/event/entrants/a", "/api/event/games/g9"):
+        event.feed.invalidate()
+        body = event.client.get(path).content
+        assert json_bytes(json.loads(body)) == body
 
 
 def test_the_organiser_needs_the_token_and_pauses_resumes_and_forfeits(event: Event) -> None:
