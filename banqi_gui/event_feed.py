@@ -14,7 +14,8 @@ serving the games' frames, and kept as the bytes every request gets: a thousand
 spectators cost the games no more than one. A view's version goes up when its bytes
 change, so that a long poll (``wait``) wakes only for a change. A refresh does again only
 what changed: a live view is read when its file changes, a board rendered and encoded
-when its game's shown plies (or whether it is withheld) change, and what the finished
+when its game's shown plies (or whether it is withheld) change (going on from the board
+before: only the new plies are played), and what the finished
 games make (standings, crosstable, lists, entrants' games and faults) when the records
 shown change (``event_results``); the views are put together from those bytes.
 """
@@ -42,7 +43,7 @@ from .event_results import FinishedCache, FinishedGames, RecordKey, finished_sum
 from .json_pieces import json_array, json_bytes, json_fields, json_object
 from .replay_view import replay_of_record
 from .spectator_delay import NO_DELAY, SpectatorDelay
-from .watch import live_board
+from .watch import BoardReplay, live_board
 
 REFRESH_SECONDS: Final = 0.5
 """Shortest time between two reads of the run folder."""
@@ -120,6 +121,8 @@ class _Board:
 
     key: tuple[int, int, bool]
     """Plies shown, plies played, withheld."""
+    replay: BoardReplay
+    """The board at the plies shown, to go on from."""
     players: tuple[str, str]
     json: bytes
     """The board, as the event's list of live games holds it."""
@@ -319,7 +322,10 @@ class EventFeed:
         board = self._boards.get(view.game_id)
         if board is None or board.key != key:
             cut = view.model_copy(update={"plies": view.plies[:shown]})
-            drawn = live_board(cut, withheld=withheld)
+            replay = board.replay if board is not None else None
+            if replay is None or replay.withheld != withheld:
+                replay = BoardReplay(view.rules, withheld=withheld)
+            drawn = live_board(cut, withheld=withheld, replay=replay)
             if withheld:
                 drawn["colours"] = [None, None]  # who took which colour tells a piece
             del drawn["seconds_since_update"]  # it would change the bytes every refresh
@@ -333,6 +339,7 @@ class EventFeed:
             }
             board = _Board(
                 key=key,
+                replay=replay,
                 players=(view.players[0].name, view.players[1].name),
                 json=encoded,
                 game=json_object([("finished", b"false"), ("board", encoded)]),

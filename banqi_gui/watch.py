@@ -18,12 +18,13 @@ from banqi_engine.errors import RulesInputError
 from banqi_engine.game import Game
 from banqi_engine.moves import move_from, move_to
 from banqi_engine.notation import parse_ply
+from banqi_engine.rules import RuleSet
 from banqi_engine.squares import square_name
 from referee.live import LIVE_DIR, LiveGame, read_live
-from referee.record import GameRecord, read_record
+from referee.record import GameRecord, PlyRecord, read_record
 from referee.shape_board import ShapeBoard
 from referee.storage import GAMES_DIR
-from referee.withheld import withhold_plies
+from referee.withheld import hide_move
 
 from .board_view import add_taken, board_letters, no_captures, taken_piece
 from .match_line import match_line
@@ -157,38 +158,79 @@ def game_summary(record: GameRecord) -> dict[str, Any]:
     }
 
 
-def live_board(view: LiveGame, *, withheld: bool = False) -> dict[str, Any]:
+class BoardReplay:
+    """A live game's board replayed ply by ply, kept between calls of ``live_board`` so
+    that only the plies new since the last call are played."""
+
+    def __init__(self, rules: RuleSet, *, withheld: bool) -> None:
+        self.rules = rules
+        self.withheld = withheld
+        self._start()
+
+    def _start(self) -> None:
+        rules, withheld = self.rules, self.withheld
+        self._played: list[str] = []
+        """The moves played, as the live view has them."""
+        self.moves: list[str] = []
+        """The moves as shown (hidden while withheld)."""
+        self.captured = no_captures()
+        self.problem: str | None = None
+        self._game = None if withheld else Game(rules, play_past_end=True)
+        self._shape = ShapeBoard(rules) if withheld else None
+
+    def advance(self, plies: Sequence[PlyRecord]) -> None:
+        """Play the plies past those played; start again if ``plies`` do not begin with
+        them."""
+        played = self._played
+        if len(plies) < len(played) or any(
+            ply.move != move for ply, move in zip(plies, played, strict=False)
+        ):
+            self._start()
+            played = self._played
+        for number, ply in enumerate(plies[len(played) :], start=len(played) + 1):
+            played.append(ply.move)
+            move = hide_move(ply.move) if self.withheld else ply.move
+            self.moves.append(move)
+            if self.problem is None:
+                self._play(number, move)
+
+    def _play(self, number: int, move: str) -> None:
+        try:
+            parsed = parse_ply(move)
+            if self._shape is not None:
+                self._shape.play(parsed)
+            elif self._game is not None:
+                taken = taken_piece(self._game.position, parsed, self.rules)
+                self.captured = add_taken(self.captured, taken)
+                self._game.play_ply(parsed)
+        except RulesInputError as error:
+            self.problem = f"ply {number} ({move}) does not replay: {error}"
+
+    def letters(self) -> str:
+        """The 32 square letters of the board, a1 first."""
+        if self._shape is not None:
+            return "".join(self._shape.squares)
+        assert self._game is not None
+        return board_letters(self._game.position)
+
+
+def live_board(
+    view: LiveGame, *, withheld: bool = False, replay: BoardReplay | None = None
+) -> dict[str, Any]:
     """The board of a live game after its plies (flips and moves onto face-down pieces
     with the pieces they turned up, as the engines were told). ``withheld``: while another
     game of its deal has not ended, the pieces turned up are the other game's face-down
-    pieces too, so they show as a withheld record shows them (``?``, flips as ``b6(?)``)."""
-    problem = None
-    if withheld:
-        view = view.model_copy(update={"plies": withhold_plies(view.plies)})
-        shape = ShapeBoard(view.rules)
-        captured = no_captures()
-        for number, ply in enumerate(view.plies, start=1):
-            try:
-                shape.play(parse_ply(ply.move))
-            except RulesInputError as error:
-                problem = f"ply {number} ({ply.move}) does not replay: {error}"
-                break
-        letters = "".join(shape.squares)
-    else:
-        game = Game(view.rules, play_past_end=True)
-        captured = no_captures()
-        for number, ply in enumerate(view.plies, start=1):
-            try:
-                parsed = parse_ply(ply.move)
-                captured = add_taken(captured, taken_piece(game.position, parsed, view.rules))
-                game.play_ply(parsed)
-            except RulesInputError as error:
-                problem = f"ply {number} ({ply.move}) does not replay: {error}"
-                break
-        letters = board_letters(game.position)
+    pieces too, so they show as a withheld record shows them (``?``, flips as ``b6(?)``).
+    ``replay``: the caller's replay of this game (made with the same ``withheld``), kept
+    between calls so that only the plies new since the last call are played."""
+    if replay is None:
+        replay = BoardReplay(view.rules, withheld=withheld)
+    elif replay.withheld != withheld or replay.rules != view.rules:
+        raise ValueError("the replay is of another game's board")
+    replay.advance(view.plies)
     last = None
-    if view.plies:
-        parsed = parse_ply(view.plies[-1].move)
+    if replay.moves:
+        parsed = parse_ply(replay.moves[-1])
         last = {
             "from": square_name(move_from(parsed.move)),
             "to": square_name(move_to(parsed.move)),
@@ -200,15 +242,15 @@ def live_board(view: LiveGame, *, withheld: bool = False) -> dict[str, Any]:
         "players": [p.name for p in view.players],
         "colours": [p.colour for p in view.players],
         "rules": view.rules.name,
-        "board": letters,
-        "plies": [ply.move for ply in view.plies],
+        "board": replay.letters(),
+        "plies": list(replay.moves),
         "to_move": view.first if len(view.plies) % 2 == 0 else 1 - view.first,
         "last": last,
-        "captured": captured,
+        "captured": replay.captured,
         "clocks_ms": list(clocks),
         "seconds_since_update": round(age, 1),
         "withheld": withheld,
-        "problem": problem,
+        "problem": replay.problem,
     }
 
 

@@ -75,7 +75,7 @@ def withhold_plies(plies: Sequence[PlyRecord]) -> list[PlyRecord]:
     """``plies`` with every flip as ``b6(?)`` and every move onto a face-down piece as
     ``a2-a3(?)``: what may be shown of a game while another game of its deal has not
     ended."""
-    return [_with_move(ply, _hide(ply.move)) for ply in plies]
+    return [_with_move(ply, hide_move(ply.move)) for ply in plies]
 
 
 def _with_move(ply: PlyRecord, move: str) -> PlyRecord:
@@ -89,8 +89,9 @@ def _turns_up(move: str) -> bool:
     return ply.is_flip or ply.onto_face_down
 
 
-def _hide(move: str) -> str:
-    """A flip as ``b6(?)``, a move onto a face-down piece as ``a2-a3(?)``; a move as it is."""
+def hide_move(move: str) -> str:
+    """A flip as ``b6(?)``, a move onto a face-down piece as ``a2-a3(?)``; a move as it is
+    (one ply of ``withhold_plies``)."""
     ply = parse_ply(move)
     if ply.is_flip:
         return format_hidden_flip(move_from(ply.move))

@@ -24,10 +24,12 @@ pytest.importorskip("httpx2", reason="the GUI tests need: pip install -e '.[test
 from gui_helpers import HEADERS, builtin_loop, gui_config, live_game
 from in_process_engines import engine_spec, in_process
 from referee_fakes import play
-from spectator_data import LONG_NAME, play_match
+from spectator_data import LONG_NAME, live_view, play_match
 from starlette.testclient import TestClient
 
+import banqi_gui.watch
 from banqi_gui.app import create_app
+from banqi_gui.watch import BoardReplay, live_board
 from protocol.engine_loop import DctpEngine
 from protocol.messages import Reply
 from referee.engine_spec import EngineSpec
@@ -269,3 +271,29 @@ def test_unsandboxed_games_at_once_keep_no_live_view(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(sandbox, "working_isolations", lambda: (Isolation.BWRAP, Isolation.NONE))
     assert live_views_safe(SandboxMode.AUTO, 4)
     assert not live_views_safe(SandboxMode.OFF, 4)
+
+
+@pytest.mark.parametrize("withheld", [False, True])
+def test_a_board_kept_between_calls_plays_only_the_new_plies(
+    finished: list[GameRecord], withheld: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = finished[0]
+    parsed: list[str] = []
+    parse = banqi_gui.watch.parse_ply
+    monkeypatch.setattr(
+        banqi_gui.watch, "parse_ply", lambda move: parsed.append(move) or parse(move)
+    )
+    replay = BoardReplay(record.rules, withheld=withheld)
+    before = 0
+    for plies in (0, 6, 7, 12, len(record.plies), 4):  # 4: fewer plies, replayed afresh
+        view = live_view(record, "g1", plies)
+        parsed.clear()
+        kept = live_board(view, withheld=withheld, replay=replay)
+        played = len(parsed) - (plies > 0)  # the last ply is parsed again for its squares
+        assert played == (plies - before if plies >= before else plies)
+        fresh = live_board(view, withheld=withheld)
+        assert kept | {"seconds_since_update": 0} == fresh | {"seconds_since_update": 0}
+        assert kept["withheld"] is withheld and kept["problem"] is None
+        before = plies
+    with pytest.raises(ValueError, match="another game"):
+        live_board(live_view(record, "g1", 3), withheld=not withheld, replay=replay)
