@@ -100,7 +100,9 @@ def fit_ratings(
         members = [j for j in range(size) if group[j] == group[i]]
         centre = sum(x[j] for j in members) / len(members)
         information = sum(
-            weight[i][j] * _sigmoid(x[i] - x[j]) * _sigmoid(x[j] - x[i]) for j in members
+            weight[i][j] * _sigmoid(x[i] - x[j]) * _sigmoid(x[j] - x[i])
+            for j in members
+            if weight[i][j]
         )
         error = Z_95 * _NATURAL / math.sqrt(information)
         ratings.append(Rating(elo=_NATURAL * (x[i] - centre), elo_error=error))
@@ -151,17 +153,18 @@ def _maximise_likelihood(
     every group at 0, as the gradient's is.
     """
     size = len(weight)
+    opponents = [[j for j in range(size) if weight[i][j]] for i in range(size)]
     x = [0.0] * size
     for _ in range(_MAX_NEWTON_STEPS):
         value = _log_likelihood(x, target)
+        odds = [{j: _sigmoid(x[i] - x[j]) for j in opponents[i]} for i in range(size)]
         gradient = [
-            sum(target[i][j] - weight[i][j] * _sigmoid(x[i] - x[j]) for j in range(size))
-            for i in range(size)
+            sum(target[i][j] - weight[i][j] * odds[i][j] for j in opponents[i]) for i in range(size)
         ]
         system = [[float(group[i] == group[j]) for j in range(size)] for i in range(size)]
         for i in range(size):
-            for j in range(size):
-                curvature = weight[i][j] * _sigmoid(x[i] - x[j]) * _sigmoid(x[j] - x[i])
+            for j in opponents[i]:
+                curvature = weight[i][j] * odds[i][j] * odds[j][i]
                 system[i][i] += curvature
                 system[i][j] -= curvature
         step = _solve(system, gradient)
@@ -213,8 +216,8 @@ def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
         for i in range(k + 1, size):
             factor = rows[i][k] / rows[k][k]
             if factor:
-                for j in range(k, size + 1):
-                    rows[i][j] -= factor * rows[k][j]
+                pivot_row, row = rows[k], rows[i]
+                row[k:] = [a - factor * b for a, b in zip(row[k:], pivot_row[k:], strict=True)]
     solution = [0.0] * size
     for k in reversed(range(size)):
         known = sum(rows[k][j] * solution[j] for j in range(k + 1, size))
