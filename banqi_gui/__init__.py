@@ -20,6 +20,7 @@ reveals a piece only when it is flipped.
 - ``event_results``: the finished games' part of the event's views, rebuilt when the records
   change.
 - ``json_pieces``: compact JSON, and JSON put together from pieces already encoded.
+- ``http_body``: an answer's bytes and their gzip form, compressed once for every client.
 - ``event_routes``: the event's pages on ``banqi serve``'s port.
 - ``spectator_delay``: how far behind the games spectators are kept.
 - ``web_common``: the security headers, JSON errors and token checks every page shares.

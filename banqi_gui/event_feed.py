@@ -40,6 +40,7 @@ from referee.storage import GAMES_DIR
 from tournaments.run_control import ControlState, RunControl
 
 from .event_results import FinishedCache, FinishedGames, RecordKey, finished_summary
+from .http_body import Body
 from .json_pieces import json_array, json_bytes, json_fields, json_object
 from .replay_view import replay_of_record
 from .spectator_delay import NO_DELAY, SpectatorDelay
@@ -126,7 +127,7 @@ class _Board:
     players: tuple[str, str]
     json: bytes
     """The board, as the event's list of live games holds it."""
-    game: bytes
+    game: Body
     """The game's own view (``/api/event/games/{id}``)."""
     entry: bytes
     """The game in its players' lists of games."""
@@ -138,11 +139,11 @@ class _Views:
 
     event: bytes = b"{}"
     organiser: bytes = b"{}"
-    boards: dict[str, bytes] = field(default_factory=dict)
+    boards: dict[str, Body] = field(default_factory=dict)
     """The spectators' board of each game being shown as played."""
     finished: dict[str, GameRecord] = field(default_factory=dict)
     """The records spectators may see, by game id."""
-    entrants: dict[str, bytes] = field(default_factory=dict)
+    entrants: dict[str, Body] = field(default_factory=dict)
 
 
 class EventFeed:
@@ -168,27 +169,29 @@ class EventFeed:
         self._boards: dict[str, _Board] = {}
         """The board last shown of each game being shown as played, by game id."""
         self._finished = FinishedCache(facts.names, facts.max_failures)
-        self._replays: dict[tuple[str, int], bytes] = {}
+        self._replays: dict[tuple[str, int], Body] = {}
         self._views = _Views()
         self.event_version = 0
         self.organiser_version = 0
+        self._event_body = Body.of(_versioned(0, self._views.event))
+        self._organiser_body = Body.of(_versioned(0, self._views.organiser))
         self._refreshed = -math.inf
         self._lock = asyncio.Lock()
         self._changed = asyncio.Condition()
 
     # -- the views ------------------------------------------------------------------------
 
-    async def event(self) -> bytes:
+    async def event(self) -> Body:
         """The spectators' view of the event (``/api/event``), its version first."""
         await self.fresh()
-        return _versioned(self.event_version, self._views.event)
+        return self._event_body
 
-    async def organiser(self) -> bytes:
+    async def organiser(self) -> Body:
         """The organiser's view (``/api/organiser``), its version first."""
         await self.fresh()
-        return _versioned(self.organiser_version, self._views.organiser)
+        return self._organiser_body
 
-    async def game(self, game_id: str) -> bytes | None:
+    async def game(self, game_id: str) -> Body | None:
         """A game as spectators may see it (None: no such game shown)."""
         await self.fresh()
         board = self._views.boards.get(game_id)
@@ -204,7 +207,7 @@ class EventFeed:
         await self.fresh()
         return self._views.finished.get(game_id)
 
-    async def entrant(self, name: str) -> bytes | None:
+    async def entrant(self, name: str) -> Body | None:
         """An entrant's page (None: no such entrant)."""
         await self.fresh()
         return self._views.entrants.get(name)
@@ -252,9 +255,13 @@ class EventFeed:
             changed = False
             if views.event != self._views.event:
                 self.event_version += 1
+                self._event_body = await asyncio.to_thread(
+                    Body.of, _versioned(self.event_version, views.event)
+                )
                 changed = True
             if views.organiser != self._views.organiser:
                 self.organiser_version += 1
+                self._organiser_body = Body.of(_versioned(self.organiser_version, views.organiser))
                 changed = True
             self._views = views
             self._refreshed = time.monotonic()
@@ -342,7 +349,7 @@ class EventFeed:
                 replay=replay,
                 players=(view.players[0].name, view.players[1].name),
                 json=encoded,
-                game=json_object([("finished", b"false"), ("board", encoded)]),
+                game=Body.of(json_object([("finished", b"false"), ("board", encoded)])),
                 entry=json_bytes(entry),
             )
         return board
@@ -427,10 +434,13 @@ class EventFeed:
             ],
             "running": running,
         }
-        entrants = {
-            name: self._entrant_page(name, lines[name], finished, boards.values())
-            for name in self.facts.names
-        }
+        entrants = {}
+        for name in self.facts.names:
+            page = self._entrant_page(name, lines[name], finished, boards.values())
+            before = self._views.entrants.get(name)
+            entrants[name] = (
+                before if before is not None and before.plain == page else Body.of(page)
+            )
         return _Views(
             event=event,
             organiser=json_bytes(organiser),
@@ -531,7 +541,7 @@ class EventFeed:
             "forfeited": name in status.control.forfeited,
         }
 
-    def _replay(self, record: GameRecord) -> bytes:
+    def _replay(self, record: GameRecord) -> Body:
         key = (record.game_id, len(record.plies) * 2 + int(record.withheld))
         replay = self._replays.get(key)
         if replay is None:
@@ -539,7 +549,7 @@ class EventFeed:
                 self._replays.clear()
             summary = finished_summary(record)
             view = replay_of_record(record).model_dump(mode="json")
-            replay = json_bytes({"finished": True, "summary": summary, "replay": view})
+            replay = Body.of(json_bytes({"finished": True, "summary": summary, "replay": view}))
             self._replays[key] = replay
         return replay
 

@@ -20,8 +20,9 @@ or an ``X-Banqi-Organiser`` header):
 - ``POST /api/organiser/entrants/{name}/pause``, ``/resume``, ``/forfeit`` (for good).
 
 Every answer is JSON (errors as ``{"error": ...}`` with a 4xx status) and carries the
-security headers; at most ``MAX_WAITERS`` long polls wait at once (past it they are
-answered at once), so a flood of spectators holds no more than that.
+security headers; a view goes gzip-compressed to a client that accepts it (compressed once
+per change, for everyone: ``http_body``). At most ``MAX_WAITERS`` long polls wait at once
+(past it they are answered at once), so a flood of spectators holds no more than that.
 """
 
 from collections.abc import Awaitable, Callable
@@ -38,6 +39,7 @@ from referee.text_record import format_text_record
 from tournaments.run_control import RunControl
 
 from .event_feed import EventFeed
+from .http_body import Body, body_response
 from .web_common import STATIC, error_response, has_token, token_page
 
 ORGANISER_COOKIE: Final = "banqi_organiser"
@@ -73,7 +75,7 @@ def event_routes(
     waiters = _Waiters()
 
     async def long_poll(
-        request: Request, which: str, read: Callable[[], Awaitable[bytes]]
+        request: Request, which: str, read: Callable[[], Awaitable[Body]]
     ) -> Response:
         since = _since(request)
         if isinstance(since, Response):
@@ -84,7 +86,7 @@ def event_routes(
                 await feed.wait("event" if which == "event" else "organiser", since)
             finally:
                 waiters.count -= 1
-        return Response(await read(), media_type=JSON)
+        return body_response(request, await read(), JSON)
 
     async def event_page(request: Request) -> Response:
         return FileResponse(STATIC / "event.html")
@@ -96,7 +98,7 @@ def event_routes(
         view = await feed.game(request.path_params["game"])
         if view is None:
             return error_response(404, "no such game to show (yet)")
-        return Response(view, media_type=JSON)
+        return body_response(request, view, JSON)
 
     async def record(request: Request) -> Response:
         game_id, fmt = request.path_params["game"], request.path_params["fmt"]
@@ -119,7 +121,7 @@ def event_routes(
         view = await feed.entrant(request.path_params["name"])
         if view is None:
             return error_response(404, "no such entrant")
-        return Response(view, media_type=JSON)
+        return body_response(request, view, JSON)
 
     def organiser_only(handler: Endpoint) -> Endpoint:
         async def endpoint(request: Request) -> Response:
@@ -166,7 +168,7 @@ def event_routes(
         except InputError as error:
             return error_response(409 if name is None or name in control.names else 404, str(error))
         feed.invalidate()
-        return Response(await feed.organiser(), media_type=JSON)
+        return body_response(request, await feed.organiser(), JSON)
 
     return [
         Route("/", event_page),

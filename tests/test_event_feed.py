@@ -2,6 +2,7 @@
 hidden), what the organiser sees and does, each from a run folder."""
 
 import asyncio
+import gzip
 import json
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
@@ -15,6 +16,7 @@ pytest.importorskip("httpx2", reason="the event pages need: pip install -e '.[te
 from gui_helpers import builtin_loop
 from gui_helpers import live_game as gui_live_game
 from referee_fakes import play
+from starlette.requests import Request
 from starlette.testclient import TestClient
 
 from banqi_arena.hub import Hub
@@ -22,6 +24,7 @@ from banqi_arena.server_app import arena_app
 from banqi_arena.tokens import TokenStore
 from banqi_gui.event_feed import EntrantLink, EventFacts, EventFeed, WaitingGame
 from banqi_gui.event_routes import ORGANISER_COOKIE, ORGANISER_HEADER, event_routes
+from banqi_gui.http_body import Body, accepts_gzip
 from banqi_gui.json_pieces import json_bytes
 from banqi_gui.spectator_delay import NO_DELAY, DelayError, SpectatorDelay, parse_delay
 from banqi_gui.web_common import SECURITY_HEADERS
@@ -283,6 +286,49 @@ def test_the_views_are_compact_json_of_one_piece(event: Event, finished: list[Ga
         assert json_bytes(json.loads(body)) == body
 
 
+def test_views_go_gzipped_to_clients_that_accept_it_the_same_json(
+    event: Event, finished: list[GameRecord]
+) -> None:
+    for record in finished:
+        save_game(event.run, record)
+    event.feed.invalidate()
+    plain = event.client.get("/api/event", headers={"Accept-Encoding": "identity"})
+    packed = event.client.get("/api/event", headers={"Accept-Encoding": "br, gzip"})
+    assert "content-encoding" not in plain.headers
+    assert packed.headers["content-encoding"] == "gzip"
+    assert plain.headers["vary"] == packed.headers["vary"] == "Accept-Encoding"
+    assert int(packed.headers["content-length"]) < len(plain.content) / 2
+    assert packed.content == plain.content  # the client unpacked the same bytes
+    refused = event.client.get(
+        f"/api/event/games/{finished[0].game_id}", headers={"Accept-Encoding": "gzip;q=0"}
+    )
+    assert "content-encoding" not in refused.headers and refused.json()["finished"] is True
+
+
+@pytest.mark.parametrize(
+    ("header", "takes"),
+    [
+        ("gzip", True),
+        ("deflate, gzip;q=0.5", True),
+        ("*", True),
+        ("gzip;q=0", False),
+        ("identity", False),
+        ("", False),
+        ("gzip;q=x", False),
+    ],
+)
+def test_accept_encoding_is_read_with_its_quality(header: str, takes: bool) -> None:
+    scope = {"type": "http", "headers": [(b"accept-encoding", header.encode())]}
+    assert accepts_gzip(Request(scope)) is takes
+
+
+def test_a_short_body_keeps_no_compressed_form() -> None:
+    assert Body.of(b'{"a":1}').gzipped is None
+    long = json_bytes({"cells": [{"wins": n, "draws": 0} for n in range(200)]})
+    packed = Body.of(long).gzipped
+    assert packed is not None and gzip.decompress(packed) == long
+
+
 def test_the_organiser_needs_the_token_and_pauses_resumes_and_forfeits(event: Event) -> None:
     client = event.client
     assert client.get("/api/organiser").status_code == 401
@@ -343,7 +389,7 @@ def test_a_long_poll_waits_for_a_change_and_answers_it(event: Event) -> None:
 
 async def _version(event: Event) -> tuple[int, bytes]:
     view = await event.feed.event()
-    return event.feed.event_version, view
+    return event.feed.event_version, view.plain
 
 
 def test_delays_are_read_in_seconds_or_plies() -> None:
