@@ -15,7 +15,9 @@ PHASES_HELP = f"""Where each engine wins and loses material, by phase, from the 
 run folders (matches, tournaments, SPRTs, tuning runs): the value it captured and lost while
 some piece was face down, and after the last flip, per game with the net's standard error;
 and how many of its games reached the face-up phase, with their score, both clocks right
-after the last flip, the plies played after it and how those games ended.
+after the last flip, the plies played after it and how those games ended; then the score of
+those games by the material at the last flip (ahead, level, behind) and by the Kings on the
+board then (both, its own only, its opponent's only, neither).
 
 Pieces are valued {values_text()}. Engines are told apart by the player names of the
 records, so several runs add up. Withheld records and forfeited games are left out and

@@ -1,6 +1,8 @@
 """The lines ``banqi phases`` prints: what was read, the captures by phase, the face-up games."""
 
-from tournaments.phase_material import Balance, MaterialByPhase, PhaseFigures
+from collections.abc import Mapping
+
+from tournaments.phase_material import Balance, Kings, MaterialByPhase, PhaseFigures
 from tournaments.piece_values import values_text
 from tournaments.report_tables import Table
 from tournaments.reports import aligned_lines
@@ -24,6 +26,10 @@ BALANCE_NOTE = (
     "took while pieces were face down, a deal's opening included): ahead or behind by more "
     "than a Pawn, else level; its W-D-L and score in each (a void game counts in none)."
 )
+KINGS_NOTE = (
+    "Its face-up games by the Kings on the board at the last flip: both, its own only, its "
+    "opponent's only, neither; its W-D-L and score in each (a void game counts in none)."
+)
 
 
 def phase_lines(report: MaterialByPhase) -> list[str]:
@@ -42,7 +48,9 @@ def phase_lines(report: MaterialByPhase) -> list[str]:
         left_out.append(f"{counted(report.left_out.forfeited, 'forfeited game')} (not played)")
     if left_out:
         lines.append("left out: " + ", ".join(left_out))
-    for table in (_captures_table(report), _face_up_table(report), _balance_table(report)):
+    tables = [_captures_table(report), _face_up_table(report)]
+    tables += [_balance_table(report), _kings_table(report)]
+    for table in tables:
         lines += ["", table.title, table.note, ""]
         lines += aligned_lines(table) if table.rows else ["(none)"]
     return lines
@@ -132,22 +140,41 @@ def _face_up_table(report: MaterialByPhase) -> Table:
 
 
 def _balance_table(report: MaterialByPhase) -> Table:
+    by_engine = {engine.name: dict(engine.face_up_by_balance) for engine in report.engines}
+    return _cases_table(
+        report, by_engine, "Face-up games by the material at the last flip", BALANCE_NOTE
+    )
+
+
+def _kings_table(report: MaterialByPhase) -> Table:
+    by_engine = {engine.name: dict(engine.face_up_by_kings) for engine in report.engines}
+    return _cases_table(
+        report, by_engine, "Face-up games by the Kings at the last flip", KINGS_NOTE
+    )
+
+
+def _cases_table(
+    report: MaterialByPhase,
+    by_engine: Mapping[str, Mapping[Balance, Record] | Mapping[Kings, Record]],
+    title: str,
+    note: str,
+) -> Table:
+    """Each engine's face-up score in each case (of the material, or of the Kings)."""
     with_void = _with_void(report)
     rows = []
-    for engine in report.engines:
-        name = engine.name
-        for balance in Balance:
-            score = engine.face_up_by_balance[balance]
+    for engine, cases in by_engine.items():
+        name = engine
+        for case, score in cases.items():
             played = score.games - score.void
             share = f"{100 * score.points / played:.1f}%" if played else "-"
-            cells = [name, balance.value, str(score.games), *_score_cells(score, with_void)]
+            cells = [name, case.value, str(score.games), *_score_cells(score, with_void)]
             rows.append([*cells, share])
             name = ""
     headers = ["Engine", "At the last flip", "Games", "W", "D", "L"]
     headers += ["Void", "Score"] if with_void else ["Score"]
     return Table(
-        title="Face-up games by the material at the last flip",
-        note=BALANCE_NOTE,
+        title=title,
+        note=note,
         headers=headers,
         right=[False, False] + [True] * (len(headers) - 2),
         rows=rows,

@@ -33,6 +33,7 @@ from tournaments.match_job import MatchJob, run_match_job
 from tournaments.pairs import ScheduledGame
 from tournaments.phase_material import (
     Balance,
+    Kings,
     MaterialByPhase,
     Phase,
     game_material,
@@ -179,6 +180,46 @@ def test_a_known_game_splits_its_captures_at_the_last_flip() -> None:
     assert material.reached_face_up
     assert material.clocks_at_last_flip_ms == clocks_after(LAST_FLIP)
     assert material.face_up_plies == len(MOVES) - 1 - LAST_FLIP == 3
+
+
+def test_the_face_up_games_by_the_kings_on_the_board_at_the_last_flip(tmp_path: Path) -> None:
+    # the known game: red's K (d3) and black's k (b6) are both up at the last flip (red's
+    # is taken after it); B wins
+    assert game_material(known_game()).kings_at_last_flip == (True, True)
+    # red's K takes the r on d2 and black's p takes it before c8 is flipped: at the last
+    # flip only black (seat 1) has its King; then black resigns
+    moves = [*MOVES[: LAST_FLIP - 1], "c2-c1", "d3-d2", "d1-d2", "c8(p)"]
+    kingless = hand_record("g0004", ("A", "B"), moves, LAYOUT, PRESETS["olympiad"], winner=0)
+    assert game_material(kingless).kings_at_last_flip == (False, True)
+    result = phases(str(run_folder(tmp_path / "run", known_game(), kingless)), "--json")
+    assert result.exit_code == 0, result.output
+    a, b = MaterialByPhase.model_validate_json(result.output).engines
+    assert a.face_up_by_kings == {
+        Kings.BOTH: Record(losses=1),
+        Kings.OWN: Record(),
+        Kings.OPPONENTS: Record(wins=1),
+        Kings.NEITHER: Record(),
+    }
+    assert b.face_up_by_kings[Kings.OWN] == Record(losses=1)
+    assert b.face_up_by_kings[Kings.BOTH] == Record(wins=1)
+    text = phases(str(tmp_path / "run")).output.splitlines()
+    table = text.index("Face-up games by the Kings at the last flip")
+    rows = [line.split() for line in text[table:]]
+    assert ["A", "both", "1", "0", "0", "1", "0.0%"] in rows
+    assert ["opponent's", "only", "1", "1", "0", "0", "100.0%"] in rows
+
+
+@pytest.mark.parametrize(
+    ("own", "opponents", "kings"),
+    [
+        (True, True, Kings.BOTH),
+        (True, False, Kings.OWN),
+        (False, True, Kings.OPPONENTS),
+        (False, False, Kings.NEITHER),
+    ],
+)
+def test_the_cases_of_the_kings(own: bool, opponents: bool, kings: Kings) -> None:
+    assert Kings.of(own, opponents) is kings
 
 
 def test_a_move_onto_a_face_down_piece_that_takes_it_is_a_capture() -> None:
@@ -332,6 +373,10 @@ def test_real_games_lose_every_capture_to_the_other_side(tmp_path: Path) -> None
         ours, its = one.face_up_by_balance[mine], other.face_up_by_balance[theirs]
         assert (ours.wins, ours.draws, ours.losses) == (its.losses, its.draws, its.wins)
     assert sum(record.games for record in one.face_up_by_balance.values()) == face_up
+    for mine, theirs in ((Kings.OWN, Kings.OPPONENTS), (Kings.BOTH, Kings.BOTH)):
+        ours, its = one.face_up_by_kings[mine], other.face_up_by_kings[theirs]
+        assert (ours.wins, ours.draws, ours.losses) == (its.losses, its.draws, its.wins)
+    assert sum(record.games for record in one.face_up_by_kings.values()) == face_up
 
 
 @pytest.mark.parametrize(

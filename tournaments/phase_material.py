@@ -15,7 +15,9 @@ how those games ended (the record's reason codes), and its score in them by the 
 it had at the last flip against its opponent's (``Balance``: ahead, level within
 ``LEVEL_MARGIN``, behind): whether it fails to win the endgames it enters ahead, or loses
 those it enters level. Both sides start with the same material, so the balance at the last
-flip is what each took while pieces were face down.
+flip is what each took while pieces were face down. The same games again by the Kings on the
+board at the last flip (``Kings``: both, its own only, its opponent's only, neither): the King
+takes every piece but a Pawn, so who still has one shapes the endgame.
 
 A game dealt from a deal book entry with an opening (``referee.book_openings``) starts with
 plies neither player chose: they count in neither phase, but what each side took in them
@@ -38,6 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from banqi_engine.game import Game
 from banqi_engine.layout import parse_layout
 from banqi_engine.notation import parse_ply
+from banqi_engine.pieces import BLACK, KING, RED, make_piece
+from banqi_engine.position import Position
 from referee.reasons import Reason
 from referee.record import GameRecord
 
@@ -76,6 +80,22 @@ class Phase(StrEnum):
     FACE_UP = "face-up"
 
 
+class Kings(StrEnum):
+    """Whose Kings are on the board at the last flip, as one engine sees it."""
+
+    BOTH = "both"
+    OWN = "own only"
+    OPPONENTS = "opponent's only"
+    NEITHER = "neither"
+
+    @classmethod
+    def of(cls, own: bool, opponents: bool) -> "Kings":
+        """The case of an engine that has its King (``own``) and of its opponent."""
+        if own:
+            return cls.BOTH if opponents else cls.OWN
+        return cls.OPPONENTS if opponents else cls.NEITHER
+
+
 @dataclass(frozen=True)
 class GameMaterial:
     """One game's captures: the value each seat took in each phase, and whether the game
@@ -89,6 +109,8 @@ class GameMaterial:
     """Plies played after the last flip."""
     opening_taken: tuple[float, float] = (0.0, 0.0)
     """The value each seat's side took in the deal's opening (played by neither player)."""
+    kings_at_last_flip: tuple[bool, bool] = (False, False)
+    """Whether each seat's King is on the board right after the last flip."""
 
 
 def game_material(record: GameRecord) -> GameMaterial:
@@ -101,6 +123,7 @@ def game_material(record: GameRecord) -> GameMaterial:
     taken = {phase: [0.0, 0.0] for phase in Phase}
     opening_taken = [0.0, 0.0]
     clocks: tuple[int, int] | None = None
+    kings = (False, False)
     face_up_plies = 0
     for number, ply in enumerate(record.plies):
         phase = Phase.FACE_DOWN if game.position.hidden else Phase.FACE_UP
@@ -116,13 +139,23 @@ def game_material(record: GameRecord) -> GameMaterial:
                 face_up_plies += 1
         if phase is Phase.FACE_DOWN and not game.position.hidden:
             clocks = ply.clocks_ms
+            kings = (_has_king(game.position, record, 0), _has_king(game.position, record, 1))
     return GameMaterial(
         taken={phase: (seats[0], seats[1]) for phase, seats in taken.items()},
         reached_face_up=not game.position.hidden,
         clocks_at_last_flip_ms=clocks,
         face_up_plies=face_up_plies,
         opening_taken=(opening_taken[0], opening_taken[1]),
+        kings_at_last_flip=kings,
     )
+
+
+def _has_king(position: Position, record: GameRecord, seat: int) -> bool:
+    """Whether the King of the player in ``seat`` is on the board of ``position``."""
+    colour = record.players[seat].colour
+    if colour is None:
+        return False
+    return make_piece(RED if colour == "red" else BLACK, KING) in position.board
 
 
 class PhaseFigures(BaseModel):
@@ -170,6 +203,10 @@ class EngineMaterial(BaseModel):
         description="W-D-L of its face-up games by its material against its opponent's at "
         "the last flip: ahead or behind by more than a Pawn, else level (every key present)."
     )
+    face_up_by_kings: dict[Kings, Record] = Field(
+        description="W-D-L of its face-up games by the Kings on the board at the last flip: "
+        "both, its own only, its opponent's only, neither (every key present)."
+    )
 
 
 class LeftOut(BaseModel):
@@ -211,6 +248,8 @@ class _Tally:
     balances: list[Balance] = field(default_factory=list)
     """Of each face-up game (as ``points``): the engine's material against its opponent's at
     the last flip."""
+    kings: list[Kings] = field(default_factory=list)
+    """Of each face-up game (as ``points``): the Kings on the board at the last flip."""
 
     def figures(self, phase: Phase) -> PhaseFigures:
         taken, lost = self.taken[phase], self.lost[phase]
@@ -240,18 +279,20 @@ class _Tally:
         down, opening = material.taken[Phase.FACE_DOWN], material.opening_taken
         ahead = down[seat] + opening[seat] - down[1 - seat] - opening[1 - seat]
         self.balances.append(Balance.of(ahead))
+        own = material.kings_at_last_flip
+        self.kings.append(Kings.of(own[seat], own[1 - seat]))
         if material.clocks_at_last_flip_ms is not None:
             self.clocks_ms.append(material.clocks_at_last_flip_ms[seat])
             self.opponent_clocks_ms.append(material.clocks_at_last_flip_ms[1 - seat])
         self.face_up_plies.append(material.face_up_plies)
         self.endings[reason.value] = self.endings.get(reason.value, 0) + 1
 
-    def score(self, balance: Balance | None = None) -> Record:
-        """W-D-L of its face-up games, or of those it entered with ``balance``."""
+    def score(self, case: Balance | Kings | None = None) -> Record:
+        """W-D-L of its face-up games, or of those it entered in ``case``."""
         points = [
             p
-            for p, b in zip(self.points, self.balances, strict=True)
-            if balance is None or b is balance
+            for p, b, k in zip(self.points, self.balances, self.kings, strict=True)
+            if case is None or case is b or case is k
         ]
         return Record(
             wins=points.count(1.0),
@@ -299,6 +340,7 @@ def material_by_phase(records: Sequence[GameRecord], folders: Sequence[Path]) ->
             face_up_plies=statistics.fmean(tally.face_up_plies) if tally.face_up_plies else None,
             face_up_endings=dict(sorted(tally.endings.items())),
             face_up_by_balance={balance: tally.score(balance) for balance in Balance},
+            face_up_by_kings={kings: tally.score(kings) for kings in Kings},
         )
         for name, tally in tallies.items()
     ]
