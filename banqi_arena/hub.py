@@ -4,7 +4,8 @@ A connection proves its entrant with ``hello`` within ``AUTH_SECONDS``; a wrong 
 entrant already connected, or too many connections from one address is refused with a
 ``refused`` frame and closed. An authenticated connection is a :class:`ClientLink`: the
 engines of its games (``RemotePipes``), the frames it may send (bounded in size by
-``wire`` and in rate by ``MAX_FRAMES_PER_SECOND`` a game), and the round trips its pings measure.
+``wire``, in rate by ``MAX_FRAMES_PER_SECOND`` a game and ``MIN_FRAMES_PER_SECOND`` in
+all), and the round trips its pings measure.
 When it drops, its engines count as lost (:attr:`RemotePipes.lost`), so a game can wait for
 the entrant to come back; a client of protocol version 2 keeps them instead, and the hub
 keeps their side ``wire.RESUME_SECONDS`` (suspended): a ``hello`` that lists one whose
@@ -31,9 +32,12 @@ from .tokens import TokenStore, entrant_of
 AUTH_SECONDS: Final = 5.0
 """Seconds a new connection has to send its ``hello``."""
 MAX_FRAMES_PER_SECOND: Final = 500
-"""Frames a client may send in a second for each game it is playing (at least one), on
-average over ``RATE_WINDOW`` seconds: a relay in 32 games at once sends 32 engines'
-lines."""
+"""Frames a client may send in a second for each game it is playing, on average over
+``RATE_WINDOW`` seconds: a relay in 32 games at once sends 32 engines' lines."""
+MIN_FRAMES_PER_SECOND: Final = 2000
+"""Frames a second any client may send, in however few games: one game of an engine that
+answers at once (the random player) sends 500 to 700 a second at the server's full pace,
+and more in a burst after the server was held up."""
 RATE_WINDOW: Final = 2.0
 PING_SECONDS: Final = 2.0
 """Seconds between the pings that measure a client's round trip."""
@@ -317,6 +321,11 @@ async def _ping_loop(link: ClientLink) -> None:
         await asyncio.sleep(PING_SECONDS)
 
 
+def _frames_allowed(games: int) -> int:
+    """Frames a second a client in ``games`` games may send."""
+    return max(MIN_FRAMES_PER_SECOND, MAX_FRAMES_PER_SECOND * games)
+
+
 async def _receive_loop(socket: Socket, link: ClientLink) -> None:
     """Route the client's frames; a flood, a bad frame or an unknown game ends it."""
     window_start = time.monotonic()
@@ -327,8 +336,13 @@ async def _receive_loop(socket: Socket, link: ClientLink) -> None:
         count += 1
         if now - window_start >= RATE_WINDOW:
             window_start, count = now, 1
-        elif count > MAX_FRAMES_PER_SECOND * max(1, len(link.games)) * RATE_WINDOW:
-            raise Refusal(f"more than {MAX_FRAMES_PER_SECOND} frames a second a game", CLOSE_POLICY)
+        elif count > _frames_allowed(len(link.games)) * RATE_WINDOW:
+            raise Refusal(
+                f"more than {_frames_allowed(len(link.games))} frames a second "
+                f"({MAX_FRAMES_PER_SECOND} for each game played, {MIN_FRAMES_PER_SECOND} "
+                "in however few)",
+                CLOSE_POLICY,
+            )
         try:
             frame = wire.client_frame(text)
         except wire.FrameError as error:

@@ -1,4 +1,5 @@
-"""The hub's bound on the frames a client sends: 500 a second for each game it plays."""
+"""The hub's bound on the frames a client sends: 500 a second for each game it plays, and
+2,000 a second in however few games."""
 
 import asyncio
 from typing import Any, cast
@@ -8,7 +9,14 @@ import pytest
 pytest.importorskip("uvicorn")
 
 from banqi_arena import wire
-from banqi_arena.hub import MAX_FRAMES_PER_SECOND, RATE_WINDOW, ClientLink, Refusal, _receive_loop
+from banqi_arena.hub import (
+    MAX_FRAMES_PER_SECOND,
+    MIN_FRAMES_PER_SECOND,
+    RATE_WINDOW,
+    ClientLink,
+    Refusal,
+    _receive_loop,
+)
 
 
 class Pongs:
@@ -40,7 +48,7 @@ def frames_taken(frames: int, games: int) -> str:
         try:
             await _receive_loop(Pongs(frames), link)
         except Refusal as refusal:
-            assert "frames a second a game" in refusal.reason
+            assert "frames a second (500 for each game played" in refusal.reason
             return "refused"
         except ConnectionError:
             return "read"
@@ -51,8 +59,14 @@ def frames_taken(frames: int, games: int) -> str:
 
 def test_a_client_may_send_500_frames_a_second_for_each_game_it_plays() -> None:
     burst = int(MAX_FRAMES_PER_SECOND * RATE_WINDOW)
-    assert frames_taken(burst, games=0) == "read"
-    assert frames_taken(burst + 1, games=0) == "refused"
-    assert frames_taken(burst + 1, games=1) == "refused"
     assert frames_taken(32 * burst, games=32) == "read"  # a relay in 32 games at once
     assert frames_taken(32 * burst + 1, games=32) == "refused"
+    assert frames_taken(5 * burst + 1, games=5) == "refused"
+
+
+def test_a_client_in_few_games_may_send_2000_frames_a_second() -> None:
+    """One game of an engine that answers at once sends 500 to 700 frames a second."""
+    floor = int(MIN_FRAMES_PER_SECOND * RATE_WINDOW)
+    for games in (0, 1, 4):
+        assert frames_taken(floor, games=games) == "read"
+        assert frames_taken(floor + 1, games=games) == "refused"

@@ -18,7 +18,7 @@ def test_a_small_event_is_played_quiet_and_watched(tmp_path: Path) -> None:
     figures = tmp_path / "arena.json"
     args = ["bench", "arena", "--entrants", "4", "--games-at-once", "2", "--games", "4"]
     args += ["--rules", "casual", "--time", "30", "--spectators", "5", "--json", str(figures)]
-    args += ["--think", "5"]  # engines of no time at all pass 500 frames a second a game
+    args += ["--think", "5"]  # a little time a move, which the charge must count as the engine's
     outcome = CliRunner().invoke(cli, args)
     assert outcome.exit_code == 0, outcome.output
     assert "4 remote entrants (relays of random engines thinking 5 ms a move)" in outcome.output
