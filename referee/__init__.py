@@ -19,6 +19,7 @@ A game:
 - ``reasons``: every reason code that ends a game: board end or fault, and its words.
 - ``timecontrol``: the time control and the chess clock of one game.
 - ``live``: the public live view of a game being played, and its file.
+- ``live_writer``: a game's live view written off the event loop, the newest view first.
 
 The engines:
 
