@@ -34,7 +34,7 @@ def test_a_small_event_is_played_quiet_and_watched(tmp_path: Path) -> None:
         assert run.relay_connects == 4 and run.relay_drops == 0
         assert isinstance(run.turnaround_ms, Spread) and isinstance(run.overcharge_ms, Spread)
         assert run.overcharge_ms.count == run.plies  # every ply's engine time was measured
-        assert run.overcharge_ms.median < 100  # the server's delay only, on a loaded machine too
+        assert run.overcharge_ms.median < 20  # the 5 ms each move took are the engine's
         assert run.turnaround_ms.median <= run.turnaround_ms.p99 <= run.turnaround_ms.max
         assert f"{run.load.value:<15} {run.games:>5} {run.plies:>7,}" in outcome.output
     quiet, watched = bench.runs
